@@ -1,0 +1,45 @@
+# sup — see README.md. `make test` is what CI runs (.ci/run).
+GO      ?= go
+PREFIX  ?= $(HOME)/.local
+BINDIR  ?= $(PREFIX)/bin
+# Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
+FUZZTIME ?= 20s
+
+.PHONY: all build install run test unit fuzz lint bench-pump clean
+
+all: build
+
+build:
+	$(GO) build -o bin/sup ./cmd/sup
+
+install:
+	mkdir -p $(BINDIR)
+	$(GO) build -o $(BINDIR)/sup ./cmd/sup
+	@echo "installed $(BINDIR)/sup"
+
+# Build, then supervise a shell for examples/welcome.md in this terminal.
+run: build
+	./bin/sup start examples/welcome.md
+
+# Every test: unit, testscript, end-to-end (real ptys, real tmux on private
+# sockets, a Node.js protocol client), then each fuzz target briefly.
+test: lint unit fuzz
+
+unit:
+	$(GO) test -race -count=1 -timeout 12m ./...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzReadFrame$$' -fuzztime=$(FUZZTIME) ./ipc/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRequest$$' -fuzztime=$(FUZZTIME) ./ipc/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Bytes/s through sup's output pump vs a bare pty copy, same run.
+bench-pump:
+	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+clean:
+	rm -rf bin

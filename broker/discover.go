@@ -1,0 +1,108 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Session is one live supervisor as discovery found it.
+type Session struct {
+	Socket string
+	State  ipc.State
+}
+
+// SocketError is a socket that could not be asked for its state.
+type SocketError struct {
+	Socket string
+	Err    error
+}
+
+// Result is what Discover found.
+type Result struct {
+	Sessions []Session     // sorted by name, then session id
+	Errors   []SocketError // sockets that did not answer
+	Cleaned  []string      // stale sockets removed
+}
+
+// Discover dials every socket in dir at once, each bounded by timeout, and
+// asks for its state. A socket that refuses connections is stale (its
+// supervisor died without cleaning up) and is removed by the lock-retry-
+// unlink rule; a live one is never removed.
+func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return Result{}, nil
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("list runtime dir: %w", err)
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		res Result
+	)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".sock") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := askState(ctx, path, timeout)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				res.Sessions = append(res.Sessions, Session{Socket: path, State: st})
+			case isStale(err):
+				if removed, cerr := ipc.CleanStale(path); cerr != nil {
+					res.Errors = append(res.Errors, SocketError{path, cerr})
+				} else if removed {
+					res.Cleaned = append(res.Cleaned, path)
+				}
+			default:
+				res.Errors = append(res.Errors, SocketError{path, err})
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(res.Sessions, func(i, j int) bool {
+		a, b := res.Sessions[i].State, res.Sessions[j].State
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.SessionID < b.SessionID
+	})
+	sort.Slice(res.Errors, func(i, j int) bool { return res.Errors[i].Socket < res.Errors[j].Socket })
+	sort.Strings(res.Cleaned)
+	return res, nil
+}
+
+func askState(ctx context.Context, path string, timeout time.Duration) (ipc.State, error) {
+	var st ipc.State
+	c, err := ipc.Dial(path, timeout)
+	if err != nil {
+		return st, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err = c.Call(ctx, ipc.MethodState, nil, &st)
+	return st, err
+}
+
+// isStale reports a socket file with no listener behind it.
+func isStale(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED)
+}

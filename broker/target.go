@@ -1,0 +1,56 @@
+package broker
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// FindTarget picks the session a user named: an exact session id, a unique
+// id prefix, a name, or the path of the session's document (relative to
+// cwd). Unknown and ambiguous targets are errors that list the candidates.
+func FindTarget(sessions []Session, target, cwd string) (Session, error) {
+	if target == "" {
+		return Session{}, fmt.Errorf("missing TARGET: give a session id, id prefix, name or document path%s", listing(sessions))
+	}
+	docPath := target
+	if !filepath.IsAbs(docPath) {
+		docPath = filepath.Join(cwd, docPath)
+	}
+	docPath = filepath.Clean(docPath)
+	rules := []func(Session) bool{
+		func(s Session) bool { return s.State.SessionID == target },
+		func(s Session) bool { return s.State.Name == target },
+		func(s Session) bool { return s.State.Document == docPath },
+		func(s Session) bool { return strings.HasPrefix(s.State.SessionID, target) },
+	}
+	for _, match := range rules {
+		var found []Session
+		for _, s := range sessions {
+			if match(s) {
+				found = append(found, s)
+			}
+		}
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], nil
+		default:
+			return Session{}, fmt.Errorf("target %q is ambiguous: it matches %d sessions; use the session id%s", target, len(found), listing(found))
+		}
+	}
+	return Session{}, fmt.Errorf("no session matches target %q%s", target, listing(sessions))
+}
+
+func listing(sessions []Session) string {
+	if len(sessions) == 0 {
+		return " (no sessions are running)"
+	}
+	var b strings.Builder
+	b.WriteString(":")
+	for _, s := range sessions {
+		fmt.Fprintf(&b, "\n  %s  %-16s %s", s.State.SessionID, s.State.Name, s.State.Document)
+	}
+	return b.String()
+}

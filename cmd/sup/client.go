@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+)
+
+// dialTimeout bounds every connect and call of the client verbs: a wedged
+// supervisor must not hang the user's shell.
+const dialTimeout = 2 * time.Second
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+func runtimeDir() string { return ipc.RuntimeDir(os.Getenv) }
+
+// withTarget finds the session TARGET names and calls fn with a client
+// connected to its socket.
+func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Session) error) error {
+	res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd() // Best effort: only document-path targets need it.
+	s, err := broker.FindTarget(res.Sessions, cmd.Args().First(), wd)
+	if err != nil {
+		return err
+	}
+	c, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", s.State.Name, err)
+	}
+	defer c.Close()
+	return fn(c, s)
+}
+
+// call makes one request with the verbs' deadline.
+func call(ctx context.Context, c *ipc.Client, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return c.Call(ctx, method, params, result)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func targetArgs(cmd *cli.Command, max int) error {
+	if n := cmd.Args().Len(); n == 0 {
+		return fmt.Errorf("%s: missing TARGET (a session id, id prefix, name or document path; see sup ls)", cmd.Name)
+	} else if n > max {
+		return fmt.Errorf("%s: unexpected argument %q", cmd.Name, cmd.Args().Get(max))
+	}
+	return nil
+}
+
+func stateCommand() *cli.Command {
+	return &cli.Command{
+		Name: "state", Usage: "show a session's state", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+				var st ipc.State
+				if err := call(ctx, c, ipc.MethodState, nil, &st); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, st)
+				}
+				printState(os.Stdout, st)
+				return nil
+			})
+		},
+	}
+}
+
+func printState(w io.Writer, st ipc.State) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }
+	row("session", st.SessionID)
+	row("name", st.Name)
+	row("document", st.Document)
+	row("cwd", fmt.Sprintf("%s (%s)", st.CWD, st.CWDSource))
+	row("profile", st.Profile)
+	row("lifecycle", st.Lifecycle)
+	row("activity", st.Activity)
+	row("health", st.Health)
+	row("pid", fmt.Sprintf("%d (sup %d)", st.PID, st.SupPID))
+	row("pane", st.TmuxPane)
+	row("restarts", st.RestartCount)
+	if e := st.LastExit; e != nil {
+		row("last exit", fmt.Sprintf("%s %s at %s", exitText(*e), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
+	}
+	tw.Flush()
+}
+
+func exitText(e ipc.ExitInfo) string {
+	if e.Signal != "" {
+		return e.Signal
+	}
+	return fmt.Sprintf("code %d", e.Code)
+}
+
+func pidCommand() *cli.Command {
+	return &cli.Command{
+		Name: "pid", Usage: "print the child's pid (and sup's)", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+				var r ipc.PidResult
+				if err := call(ctx, c, ipc.MethodPid, nil, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				fmt.Printf("%d\n", r.PID)
+				return nil
+			})
+		},
+	}
+}
+
+func injectCommand() *cli.Command {
+	return &cli.Command{
+		Name: "inject", Usage: "type TEXT (or stdin with -) into the agent, raw, then Enter", ArgsUsage: "TARGET TEXT|-",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "no-submit", Usage: "do not press Enter after the text"}, jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 2); err != nil {
+				return err
+			}
+			if cmd.Args().Len() < 2 {
+				return fmt.Errorf("inject: missing TEXT (or - to read it from stdin)")
+			}
+			text := cmd.Args().Get(1)
+			if text == "-" {
+				b, err := io.ReadAll(os.Stdin)
+				if err != nil {
+					return fmt.Errorf("inject: read stdin: %w", err)
+				}
+				text = string(b)
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				var r ipc.InjectResult
+				p := ipc.InjectParams{Text: &text, Submit: !cmd.Bool("no-submit")}
+				if err := call(ctx, c, ipc.MethodInject, p, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				fmt.Printf("injected %d bytes into %s\n", r.Written, s.State.Name)
+				return nil
+			})
+		},
+	}
+}
+
+func restartCommand() *cli.Command {
+	return &cli.Command{
+		Name: "restart", Usage: "restart the agent (resuming its conversation when its id is known)", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fresh", Usage: "start a new conversation"},
+			&cli.BoolFlag{Name: "resume", Usage: "resume the exact conversation (default; fresh when its id is unknown)"},
+			jsonFlag,
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			if cmd.Bool("fresh") && cmd.Bool("resume") {
+				return fmt.Errorf("restart: --fresh and --resume exclude each other")
+			}
+			mode := "resume"
+			if cmd.Bool("fresh") {
+				mode = "fresh"
+			}
+			return restartLike(ctx, cmd, ipc.MethodRestart, ipc.RestartParams{Mode: mode}, "restarted")
+		},
+	}
+}
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name: "resume", Usage: "leave halted (or the wait after a clean exit) and start the agent", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return restartLike(ctx, cmd, ipc.MethodResume, nil, "resumed")
+		},
+	}
+}
+
+func restartLike(ctx context.Context, cmd *cli.Command, method string, params any, verb string) error {
+	return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+		var r ipc.RestartResult
+		if err := call(ctx, c, method, params, &r); err != nil {
+			return err
+		}
+		if cmd.Bool("json") {
+			return printJSON(os.Stdout, r)
+		}
+		fmt.Printf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
+		return nil
+	})
+}
+
+func stopCommand() *cli.Command {
+	return &cli.Command{
+		Name: "stop", Usage: "end the agent and its supervisor", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "SIGKILL at once instead of SIGTERM and a grace period"}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				graceful := !cmd.Bool("force")
+				var r ipc.StopResult
+				if err := call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
+					return err
+				}
+				fmt.Printf("stopped %s\n", s.State.Name)
+				return nil
+			})
+		},
+	}
+}
+
+func screenCommand() *cli.Command {
+	return &cli.Command{
+		Name: "screen", Usage: "print what the agent shows", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+				var r ipc.ScreenResult
+				if err := call(ctx, c, ipc.MethodScreen, nil, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				fmt.Print(r.Text)
+				return nil
+			})
+		},
+	}
+}
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name: "history", Usage: "list the agent's recent exits (the crash ring buffer)", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+				var r ipc.HistoryResult
+				if err := call(ctx, c, ipc.MethodHistory, nil, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				fmt.Printf("health %s\n", r.Health)
+				for _, e := range r.Exits {
+					fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, exitText(e))
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func eventsCommand() *cli.Command {
+	return &cli.Command{
+		Name: "events", Usage: "follow a session's events, one JSON line each", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "event", Usage: "only these events (lifecycle, resize, client); repeatable"}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 1); err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+				sub, err := c.Subscribe(ctx, cmd.StringSlice("event"))
+				if err != nil {
+					return err
+				}
+				enc := json.NewEncoder(os.Stdout)
+				for {
+					ev, err := sub.Next()
+					if err != nil {
+						if err == io.EOF {
+							return nil // the supervisor ended
+						}
+						return err
+					}
+					if err := enc.Encode(ev); err != nil {
+						return err
+					}
+				}
+			})
+		},
+	}
+}
+
+func lsCommand() *cli.Command {
+	return &cli.Command{
+		Name: "ls", Usage: "list every live session",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return fmt.Errorf("ls: unexpected argument %q", cmd.Args().First())
+			}
+			res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
+			if err != nil {
+				return err
+			}
+			for _, e := range res.Errors {
+				fmt.Fprintf(os.Stderr, "sup: %s: %v\n", e.Socket, e.Err)
+			}
+			if cmd.Bool("json") {
+				states := make([]ipc.State, 0, len(res.Sessions))
+				for _, s := range res.Sessions {
+					states = append(states, s.State)
+				}
+				return printJSON(os.Stdout, states)
+			}
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tPROFILE\tLIFECYCLE\tPID\tPANE")
+			for _, s := range res.Sessions {
+				st := s.State
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.SessionID, st.Name, st.Profile, st.Lifecycle, st.PID, st.TmuxPane)
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,5 @@
+package main
+
+import "github.com/sup-tmux/sup/supervisor"
+
+func versionString() string { return supervisor.Version }

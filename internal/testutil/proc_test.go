@@ -1,0 +1,89 @@
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestProcessAndGroupAlive(t *testing.T) {
+	if !ProcessAlive(os.Getpid()) {
+		t.Fatal("this process is not alive")
+	}
+	// A group of its own, with a second member, so GroupMembers has
+	// something to find.
+	cmd := exec.Command("sh", "-c", "sleep 60 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	WaitUntil(t, 5*time.Second, "two processes in the group", func() bool { return len(GroupMembers(pid)) == 2 })
+	if !ProcessAlive(pid) || !GroupAlive(pid) {
+		t.Fatal("started process or its group not alive")
+	}
+	for _, p := range GroupMembers(pid) {
+		if p.PGID != pid {
+			t.Fatalf("unexpected member %v", p)
+		}
+	}
+
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Not yet reaped: the shell is a zombie, which counts as gone.
+	WaitUntil(t, 5*time.Second, "the group to die", func() bool { return !GroupAlive(pid) })
+	if ProcessAlive(pid) {
+		t.Fatal("zombie counted as alive")
+	}
+	_ = cmd.Wait()
+	if ProcessAlive(pid) || GroupAlive(pid) || len(GroupMembers(pid)) != 0 {
+		t.Fatal("reaped process still seen")
+	}
+}
+
+func TestSessionMembersFindsThisProcess(t *testing.T) {
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range SessionMembers(sid) {
+		if p.PID == os.Getpid() {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("process %d not in its own session %d", os.Getpid(), sid)
+	}
+}
+
+func TestWaitUntilReturnsWhenTrue(t *testing.T) {
+	n := 0
+	WaitUntil(t, 5*time.Second, "n to reach 3", func() bool { n++; return n >= 3 })
+	if n != 3 {
+		t.Fatalf("cond called %d times, want 3", n)
+	}
+}
+
+func TestBuildPackageBuildsOnce(t *testing.T) {
+	a := BuildPackage(t, "./testdata/fakeagent")
+	b := BuildPackage(t, "./testdata/fakeagent")
+	if a != b {
+		t.Fatalf("two builds: %s, %s", a, b)
+	}
+	if fi, err := os.Stat(a); err != nil || fi.Mode()&0o111 == 0 {
+		t.Fatalf("%s is not an executable: %v", a, err)
+	}
+	if _, err := os.Stat(ModuleRoot(t) + "/go.mod"); err != nil {
+		t.Fatal(err)
+	}
+}

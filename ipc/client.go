@@ -1,0 +1,290 @@
+package ipc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ErrStale is wrapped by Dial's error when the socket file exists but
+// nothing listens on it (ECONNREFUSED): its server died without removing
+// it. Callers may remove it with CleanStale.
+var ErrStale = errors.New("stale socket (nothing listens on it)")
+
+// ErrSubscribed is returned by Call on a client whose connection was turned
+// into an event stream by Subscribe: the server would close the connection
+// on any further request.
+var ErrSubscribed = errors.New("ipc: the connection is subscribed and carries only events")
+
+// Client is a connection to one server. Calls are serialised: the protocol
+// answers requests on a connection in order, so a Client is safe for
+// concurrent use but runs one call at a time; open several Clients for
+// parallelism.
+//
+// After a transport failure, a cancelled context or a connection-level
+// error (a response with id 0), the connection's state is unknown and the
+// Client is closed: every later Call fails. Dial again.
+type Client struct {
+	conn net.Conn
+	br   *bufio.Reader
+	sem  chan struct{} // holds one token while a call runs
+
+	// guarded by sem
+	nextID uint64
+	err    error // sticky failure
+	sub    bool
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+}
+
+// Dial connects to the server at path, waiting at most timeout (0: no
+// limit). It checks nothing else: no hello is exchanged. A refused
+// connection (a stale socket) gives an error wrapping ErrStale; a missing
+// socket gives one matching fs.ErrNotExist.
+func Dial(path string, timeout time.Duration) (*Client, error) {
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.Dial("unix", path)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("ipc: %w: %w", ErrStale, err)
+		}
+		return nil, fmt.Errorf("ipc: %w", err)
+	}
+	return &Client{conn: nc, br: bufio.NewReader(nc), sem: make(chan struct{}, 1)}, nil
+}
+
+// Close closes the connection. It may be called at any time, from any
+// goroutine, to interrupt a blocked Call or Subscription.Next.
+func (c *Client) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		err = c.conn.Close()
+	})
+	return err
+}
+
+// do runs f holding the call token, waiting for it no longer than ctx.
+func (c *Client) do(ctx context.Context, f func() error) error {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.sem }()
+	switch {
+	case c.err != nil:
+		return fmt.Errorf("ipc: client unusable after an earlier failure: %w", c.err)
+	case c.closed.Load():
+		return fmt.Errorf("ipc: client: %w", net.ErrClosed)
+	case c.sub:
+		return ErrSubscribed
+	}
+	return f()
+}
+
+// Call sends method with params (nil: none; otherwise anything that encodes
+// to a msgpack map, usually a struct with msgpack tags) and decodes the
+// result into result (a pointer; nil to discard). Unknown keys in the result
+// are ignored, so a newer server may add keys. A protocol error comes back as
+// *Error (use errors.As); its Code is one of the Code constants. ctx bounds
+// the whole call, including waiting for an earlier call on this Client.
+func (c *Client) Call(ctx context.Context, method string, params any, result any) error {
+	return c.do(ctx, func() error { return c.call(ctx, method, params, result) })
+}
+
+func (c *Client) call(ctx context.Context, method string, params any, result any) error {
+	resp, err := c.roundTrip(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if !resp.OK {
+		if resp.Error == nil {
+			return Errorf(CodeInternal, "the server answered ok=false without an error")
+		}
+		return resp.Error
+	}
+	if result != nil && len(resp.Result) > 0 {
+		if err := unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("ipc: %s: decode result into %T: %w", method, result, err)
+		}
+	}
+	return nil
+}
+
+// callGuard stops a context's AfterFunc from touching the connection once
+// the call it belonged to is over.
+type callGuard struct {
+	mu   sync.Mutex
+	over bool
+}
+
+func (c *Client) roundTrip(ctx context.Context, method string, params any) (*Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.nextID++
+	id := c.nextID
+	req := Request{V: ProtocolVersion, ID: id, Method: method}
+	if params != nil {
+		raw, err := marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("ipc: %s: %w", method, err)
+		}
+		req.Params = raw
+	}
+
+	// The deadline covers the write and the read; cancellation without a
+	// deadline interrupts them by moving the deadline into the past.
+	dl, _ := ctx.Deadline()
+	c.conn.SetDeadline(dl)
+	g := &callGuard{}
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.over {
+			c.conn.SetDeadline(time.Unix(1, 0))
+		}
+	})
+	defer func() {
+		stop()
+		g.mu.Lock()
+		g.over = true
+		g.mu.Unlock()
+	}()
+
+	if err := WriteFrame(c.conn, &req); err != nil {
+		// A server refusing us (PERMISSION_DENIED, TOO_MANY_CLIENTS) may
+		// have said why and closed before our write: report its reason.
+		if e := c.pendingError(); e != nil {
+			return nil, c.fail(e)
+		}
+		return nil, c.fail(c.ioError(ctx, method, err))
+	}
+	body, err := ReadFrame(c.br, DefaultMaxFrame)
+	if err != nil {
+		return nil, c.fail(c.ioError(ctx, method, err))
+	}
+	var resp Response
+	if err := unmarshal(body, &resp); err != nil {
+		return nil, c.fail(fmt.Errorf("ipc: %s: malformed response: %w", method, err))
+	}
+	switch {
+	case resp.ID == id:
+		return &resp, nil
+	case resp.ID == 0 && resp.Error != nil: // connection-level: the server closes
+		return nil, c.fail(resp.Error)
+	}
+	return nil, c.fail(fmt.Errorf("ipc: %s: response for id %d while waiting for id %d", method, resp.ID, id))
+}
+
+// pendingError reads, briefly, an error frame the server may have sent
+// before closing.
+func (c *Client) pendingError() *Error {
+	c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	body, err := ReadFrame(c.br, DefaultMaxFrame)
+	if err != nil {
+		return nil
+	}
+	var resp Response
+	if unmarshal(body, &resp) != nil || resp.ID != 0 {
+		return nil
+	}
+	return resp.Error
+}
+
+// ioError explains a transport error, preferring the context's reason.
+func (c *Client) ioError(ctx context.Context, method string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("ipc: %s: %w", method, cerr)
+	}
+	if _, has := ctx.Deadline(); has && errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("ipc: %s: %w", method, context.DeadlineExceeded)
+	}
+	if c.closed.Load() {
+		return fmt.Errorf("ipc: %s: %w", method, net.ErrClosed)
+	}
+	return fmt.Errorf("ipc: %s: %w", method, err)
+}
+
+// fail records err as the client's sticky failure and closes the
+// connection.
+func (c *Client) fail(err error) error {
+	c.err = err
+	c.Close()
+	return err
+}
+
+// Subscription is a connection turned into an event stream by
+// Client.Subscribe.
+type Subscription struct {
+	c      *Client
+	events []string
+}
+
+// Subscribe asks for events (nil or empty: every event the server has) and
+// turns the connection into an event stream: Call fails with ErrSubscribed
+// from then on. An unknown event name gives a BAD_REQUEST *Error and leaves
+// the Client usable.
+func (c *Client) Subscribe(ctx context.Context, events []string) (*Subscription, error) {
+	var res SubscribeResult
+	err := c.do(ctx, func() error {
+		if err := c.call(ctx, MethodSubscribe, SubscribeParams{Events: events}, &res); err != nil {
+			return err
+		}
+		c.sub = true
+		c.conn.SetDeadline(time.Time{})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Subscription{c: c, events: res.Events}, nil
+}
+
+// Events lists the event names this stream carries, as the server
+// confirmed them.
+func (s *Subscription) Events() []string { return s.events }
+
+// Next blocks until the next event. The stream ends with an error matching
+// io.EOF when the server closes it (shutdown, or this subscriber fell too
+// far behind and was dropped): reconnect and re-read state, since events
+// may have been missed. Close the Subscription from another goroutine to
+// stop a blocked Next. Next is not safe for concurrent use.
+func (s *Subscription) Next() (Event, error) {
+	body, err := ReadFrame(s.c.br, DefaultMaxFrame)
+	if err != nil {
+		if s.c.closed.Load() {
+			err = net.ErrClosed
+		}
+		return Event{}, fmt.Errorf("ipc: subscription: %w", err)
+	}
+	var f struct {
+		Event string         `msgpack:"event"`
+		Seq   uint64         `msgpack:"seq"`
+		At    int64          `msgpack:"at"`
+		Data  map[string]any `msgpack:"data"`
+		Error *Error         `msgpack:"error"`
+	}
+	if err := unmarshal(body, &f); err != nil {
+		return Event{}, fmt.Errorf("ipc: subscription: malformed event: %w", err)
+	}
+	if f.Event == "" {
+		if f.Error != nil {
+			return Event{}, f.Error
+		}
+		return Event{}, errors.New("ipc: subscription: frame without an event name")
+	}
+	return Event{Event: f.Event, Seq: f.Seq, At: f.At, Data: f.Data}, nil
+}
+
+// Close ends the subscription and its connection.
+func (s *Subscription) Close() error { return s.c.Close() }

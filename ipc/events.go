@@ -1,0 +1,178 @@
+package ipc
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"time"
+)
+
+// subscriber is one subscribed connection's queue of encoded event frames.
+// Publish only ever does a non-blocking send on ch; the connection's
+// goroutine drains it onto the socket. Whoever removes the subscriber from
+// Server.subs closes ch (Publish on overflow, the connection when it ends,
+// Close for all).
+type subscriber struct {
+	ch   chan []byte
+	all  bool
+	want map[string]bool
+}
+
+func (sub *subscriber) wants(event string) bool { return sub.all || sub.want[event] }
+
+// Publish sends an event to every subscriber that asked for it. The server
+// numbers events itself ("seq", from 1, increasing across all events of this
+// server, so a subscriber filtering by name sees gaps) and stamps "at" with
+// the current wall-clock time in unix milliseconds. data is encoded before
+// Publish returns, so the caller may reuse it; nil is sent as an empty map.
+//
+// Publish never blocks on a subscriber: each has a bounded buffer
+// (ServerConfig.EventBuffer), and one whose buffer is full is dropped (its
+// connection is closed; it reconnects and re-reads state). Events whose name
+// is not in ServerConfig.Events are a programming error: they are logged and
+// not sent, so hello's event list stays the whole truth.
+func (s *Server) Publish(event string, data map[string]any) {
+	if !s.evSet[event] {
+		s.log.Error("ipc: Publish of an event not in ServerConfig.Events; not sent", "event", event)
+		return
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.subs == nil { // closed
+		return
+	}
+	s.seq++
+	var frame []byte
+	for sub := range s.subs {
+		if !sub.wants(event) {
+			continue
+		}
+		if frame == nil {
+			frame = s.encodeEvent(&Event{Event: event, Seq: s.seq, At: time.Now().UnixMilli(), Data: data})
+			if frame == nil {
+				return
+			}
+		}
+		select {
+		case sub.ch <- frame:
+		default:
+			delete(s.subs, sub)
+			close(sub.ch)
+		}
+	}
+}
+
+// encodeEvent returns ev as a frame, or nil (logged) when it cannot be
+// encoded or exceeds MaxFrame.
+func (s *Server) encodeEvent(ev *Event) []byte {
+	eb := getEncBuf()
+	defer putEncBuf(eb)
+	if err := eb.frame(ev); err != nil {
+		s.log.Error("ipc: cannot encode event; not sent", "event", ev.Event, "err", err)
+		return nil
+	}
+	if n := eb.buf.Len() - frameHeaderLen; n > s.cfg.MaxFrame {
+		s.log.Error("ipc: event larger than MaxFrame; not sent", "event", ev.Event, "size", n, "max", s.cfg.MaxFrame)
+		return nil
+	}
+	return bytes.Clone(eb.buf.Bytes())
+}
+
+func (s *Server) unsubscribe(sub *subscriber) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if _, ok := s.subs[sub]; ok {
+		delete(s.subs, sub)
+		close(sub.ch)
+	}
+}
+
+// subscribe answers a subscribe request. If the request is invalid it sends
+// the error and reports false: the connection goes on taking requests.
+// Otherwise the connection becomes an event stream until it ends, and
+// subscribe reports true.
+func (c *conn) subscribe(req *Request) bool {
+	s := c.srv
+	var p SubscribeParams
+	if err := req.DecodeParams(&p); err != nil {
+		return !c.respond(req.ID, nil, err)
+	}
+	sub := &subscriber{ch: make(chan []byte, s.cfg.EventBuffer)}
+	var names []string
+	if len(p.Events) == 0 {
+		sub.all = true
+		names = append([]string{}, s.events...)
+	} else {
+		sub.want = map[string]bool{}
+		for _, e := range p.Events {
+			if !s.evSet[e] {
+				known := strings.Join(s.events, ", ")
+				if known == "" {
+					known = "none"
+				}
+				return !c.respond(req.ID, nil, Errorf(CodeBadRequest, "unknown event %q; known events: %s", e, known))
+			}
+			if !sub.want[e] {
+				sub.want[e] = true
+				names = append(names, e)
+			}
+		}
+		sort.Strings(names)
+	}
+
+	// Register before answering, so that no event published after the
+	// answer is missed; events published meanwhile wait in the buffer.
+	s.subMu.Lock()
+	if s.subs == nil {
+		s.subMu.Unlock()
+		return true
+	}
+	s.subs[sub] = struct{}{}
+	s.subMu.Unlock()
+	defer s.unsubscribe(sub)
+
+	if !c.respond(req.ID, SubscribeResult{Events: names}, nil) {
+		return true
+	}
+	c.log.Debug("ipc: subscribed", "events", names)
+
+	// From here the client may only listen. Any byte from it (or its
+	// hanging up) ends the stream; without this reader a vanished
+	// subscriber would hold its MaxConns slot until the next event write
+	// failed.
+	c.nc.SetReadDeadline(time.Time{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var b [1]byte
+		if n, _ := c.br.Read(b[:]); n > 0 {
+			c.log.Info("ipc: client sent data on a subscribed connection; closing")
+		}
+		c.close()
+	}()
+
+	for {
+		select {
+		case frame, ok := <-sub.ch:
+			if !ok {
+				if !s.isClosed() {
+					c.log.Warn("ipc: dropping subscriber that cannot keep up", "buffer", s.cfg.EventBuffer)
+				}
+				return true
+			}
+			if !c.write(frame) {
+				select {
+				case <-c.done: // closed by the client or by Close
+				default:
+					c.log.Warn("ipc: dropping subscriber: event write failed or timed out")
+				}
+				return true
+			}
+		case <-c.done:
+			return true
+		}
+	}
+}

@@ -1,0 +1,8 @@
+package ipc
+
+import "os"
+
+var (
+	osGetpid  = os.Getpid
+	osGeteuid = os.Geteuid
+)

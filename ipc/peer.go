@@ -1,0 +1,27 @@
+package ipc
+
+import "context"
+
+// Peer is the process at the other end of a connection, as the kernel
+// reported it when the connection was accepted (SO_PEERCRED). The PID may
+// have exited or been reused since; it is for logs and audit, not for
+// signalling.
+type Peer struct {
+	UID int
+	GID int
+	PID int
+}
+
+type peerKey struct{}
+
+// PeerFromContext returns the peer of the connection a handler's request
+// came in on, so that handlers can record who asked (audit lines for
+// inject/trigger, for example).
+func PeerFromContext(ctx context.Context) (Peer, bool) {
+	p, ok := ctx.Value(peerKey{}).(Peer)
+	return p, ok
+}
+
+func withPeer(ctx context.Context, p Peer) context.Context {
+	return context.WithValue(ctx, peerKey{}, p)
+}

@@ -1,0 +1,219 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// MaxSocketPath is the longest socket path, in bytes, that fits in
+// sockaddr_un.sun_path (108 bytes on Linux, including the terminating NUL).
+const MaxSocketPath = 107
+
+// RuntimeDir returns the directory that holds the supervisors' sockets:
+// $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup
+// (per-user, tmpfs, cleaned at logout: the right home for sockets), else
+// $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp (the tmux layout, for
+// systems without a user runtime dir). A relative XDG_RUNTIME_DIR is ignored,
+// as the XDG spec requires. getenv is os.Getenv outside tests.
+func RuntimeDir(getenv func(string) string) string {
+	if d := getenv("SUP_RUNTIME_DIR"); d != "" {
+		return filepath.Clean(d)
+	}
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "sup")
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("sup-%d", os.Geteuid()))
+}
+
+// EnsureRuntimeDir makes dir ready to hold sockets: it creates it (and any
+// missing parents) with mode 0700, or checks an existing one. An existing dir
+// must be a real directory (not a symlink), owned by the effective uid, and
+// not writable by group or others: in a shared /tmp another user could
+// otherwise pre-create it and replace our sockets with theirs. Read or search
+// bits for group/others are merely tightened to 0700, since they are a leak,
+// not an attack.
+func EnsureRuntimeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("ipc: create runtime dir: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("ipc: runtime dir: %w", err)
+	}
+	euid := os.Geteuid()
+	want := fmt.Sprintf("it must be a directory owned by uid %d (the current user) with mode 0700; "+
+		"fix it or point SUP_RUNTIME_DIR elsewhere", euid)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("ipc: runtime dir %s is a symlink; %s", dir, want)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("ipc: runtime dir %s is not a directory (mode %v); %s", dir, fi.Mode(), want)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("ipc: runtime dir %s: cannot read its owner", dir)
+	}
+	perm := fi.Mode().Perm()
+	if int(st.Uid) != euid {
+		return fmt.Errorf("ipc: runtime dir %s is owned by uid %d (mode %#o); %s", dir, st.Uid, perm, want)
+	}
+	if perm&0o022 != 0 {
+		return fmt.Errorf("ipc: runtime dir %s has mode %#o (writable by group or others; owner uid %d); %s",
+			dir, perm, st.Uid, want)
+	}
+	if perm != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("ipc: tighten runtime dir %s from %#o to 0700: %w", dir, perm, err)
+		}
+	}
+	return nil
+}
+
+// SocketPath returns dir/<sessionID>.sock. It fails when the session id is
+// not a plain file name or when the path would not fit in sun_path: bind and
+// connect would fail later with an unhelpful EINVAL.
+func SocketPath(dir, sessionID string) (string, error) {
+	if sessionID == "" || sessionID == "." || sessionID == ".." ||
+		strings.ContainsAny(sessionID, "/\x00") {
+		return "", fmt.Errorf("ipc: session id %q cannot name a socket file", sessionID)
+	}
+	p := filepath.Join(dir, sessionID+".sock")
+	if err := checkSocketPathLen(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+func checkSocketPathLen(p string) error {
+	if len(p) > MaxSocketPath {
+		return fmt.Errorf("ipc: socket path %s is %d bytes; Unix sockets allow at most %d; "+
+			"set SUP_RUNTIME_DIR to a shorter directory", p, len(p), MaxSocketPath)
+	}
+	return nil
+}
+
+// ErrInUse is returned (wrapped) by Listen when a live server already
+// answers on the socket path.
+var ErrInUse = errors.New("a live server is already listening on this socket")
+
+// listenBacklog is the kernel's queue of not-yet-accepted connections.
+const listenBacklog = 128
+
+// Listen listens on the Unix socket path with mode 0600, replacing a stale
+// socket left by a dead server (see CleanStale) and refusing, with an error
+// wrapping ErrInUse, when a live server answers there. The directory must
+// exist (EnsureRuntimeDir). The returned listener unlinks path on Close, but
+// only if path is still the socket it created.
+//
+// The mode is right before anyone can connect, without touching the
+// process-wide umask (which other goroutines may be creating files under):
+// the socket is built with raw syscalls, fchmod'ed to 0600 before bind (on
+// Linux bind creates the file with the socket inode's mode, so it is born
+// 0600), chmod'ed to 0600 after bind (portable, and fixes a umask that
+// removed owner bits), and only then listen(2)ed: until listen, connect(2)
+// fails with ECONNREFUSED, so no one connects through a wider mode. The
+// whole sequence runs under the `<path>.lock` flock that CleanStale takes, so
+// a concurrent cleaner cannot mistake the socket, refused before listen, for
+// a stale one and unlink it.
+func Listen(path string) (net.Listener, error) {
+	if err := checkSocketPathLen(path); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	switch st, err := probe(path); {
+	case err != nil:
+		return nil, err
+	case st == sockLive:
+		return nil, fmt.Errorf("ipc: listen %s: %w", path, ErrInUse)
+	case st == sockStale:
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("ipc: remove stale socket: %w", err)
+		}
+	}
+
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: socket: %w", path, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			unix.Close(fd)
+		}
+	}()
+	if err := unix.Fchmod(fd, 0o600); err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: fchmod: %w", path, err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: bind: %w", path, err)
+	}
+	defer func() {
+		if !ok {
+			os.Remove(path)
+		}
+	}()
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: chmod 0600: %w", path, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: %w", path, err)
+	}
+	if err := unix.Listen(fd, listenBacklog); err != nil {
+		return nil, fmt.Errorf("ipc: listen %s: listen: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	ln, err := net.FileListener(f) // dups fd
+	f.Close()
+	ok = true // fd is closed by f.Close from here on
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("ipc: listen %s: %w", path, err)
+	}
+	ul, isUnix := ln.(*net.UnixListener)
+	if !isUnix {
+		ln.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("ipc: listen %s: unexpected listener %T", path, ln)
+	}
+	ul.SetUnlinkOnClose(false) // we unlink ourselves, after checking the inode
+	return &unixListener{UnixListener: ul, path: path, dev: uint64(st.Dev), ino: st.Ino}, nil
+}
+
+// unixListener unlinks its socket file on Close, but only if the path still
+// names the socket it bound: a server that lost its file (someone removed it
+// and another server took the name) must not delete the newcomer's socket.
+type unixListener struct {
+	*net.UnixListener
+	path     string
+	dev, ino uint64
+	once     sync.Once
+}
+
+func (l *unixListener) Close() error {
+	l.once.Do(func() {
+		var st unix.Stat_t
+		if unix.Lstat(l.path, &st) == nil && uint64(st.Dev) == l.dev && st.Ino == l.ino {
+			os.Remove(l.path)
+		}
+	})
+	return l.UnixListener.Close()
+}

@@ -1,0 +1,311 @@
+package ipc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// HandlerFunc answers one request. The result is encoded as the response's
+// "result". An *Error is sent as it is (a protocol error with its code); any
+// other error is sent as INTERNAL with the error's text. ctx is cancelled
+// when the server closes, and carries the caller's Peer (PeerFromContext);
+// handlers must return promptly once it is done, since Close waits for them.
+// Requests on one connection are handled one at a time, in order; handlers of
+// different connections run concurrently.
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// ServerConfig holds a server's limits. Zero values take the defaults, which
+// are what the protocol spec promises clients.
+type ServerConfig struct {
+	// MaxFrame is the largest frame body accepted from clients and sent to
+	// them. Default DefaultMaxFrame.
+	MaxFrame int
+	// MaxConns is how many connections may be open at once. Past it a new
+	// connection gets one TOO_MANY_CLIENTS error frame and is closed, so a
+	// runaway script cannot exhaust the supervisor's file descriptors.
+	// Default 64.
+	MaxConns int
+	// FrameTimeout is how long a frame may take to arrive once its first byte
+	// has: a client stalled mid-frame is closed rather than holding the
+	// connection forever. Default 5s.
+	FrameTimeout time.Duration
+	// IdleTimeout closes a connection that sends nothing for this long
+	// between requests. Subscribed connections are exempt (they only
+	// listen). Default 5m.
+	IdleTimeout time.Duration
+	// WriteTimeout bounds each response or event write. A client that does
+	// not read its responses, or a subscriber that cannot keep up, is
+	// dropped instead of stalling the server. Default 5s.
+	WriteTimeout time.Duration
+	// EventBuffer is how many events may wait for one subscriber's socket.
+	// A subscriber whose buffer overflows is dropped (its connection is
+	// closed), so Publish never waits. Default 256.
+	EventBuffer int
+	// Version is the server's version, reported by hello. Default "devel".
+	Version string
+	// Events are the event names subscribe accepts and Publish delivers.
+	Events []string
+	// Logger receives refused peers, malformed frames and handler panics.
+	// nil discards them.
+	Logger *slog.Logger
+	// OnClient, when set, is told about connections: "connect" (admitted),
+	// "disconnect" (with "requests", how many it made) and "refused" (with
+	// "code": PERMISSION_DENIED or TOO_MANY_CLIENTS). data always holds
+	// "peer_pid" and "peer_uid" and is a fresh map the callee may keep or
+	// modify. It runs on the connection's goroutine, outside the server's
+	// locks (so it may call Publish); a panic in it is logged and ignored.
+	OnClient func(event string, data map[string]any)
+	// UID is the only user id allowed to connect. 0 means os.Geteuid(), the
+	// user the server runs as. Root is not exempt: an accidental
+	// `sudo sup inject` into another user's agent is refused.
+	UID int
+}
+
+func (c *ServerConfig) setDefaults() {
+	if c.MaxFrame <= 0 {
+		c.MaxFrame = DefaultMaxFrame
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = 64
+	}
+	if c.FrameTimeout <= 0 {
+		c.FrameTimeout = 5 * time.Second
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 5 * time.Second
+	}
+	if c.EventBuffer <= 0 {
+		c.EventBuffer = 256
+	}
+	if c.Version == "" {
+		c.Version = "devel"
+	}
+	if c.UID == 0 {
+		c.UID = os.Geteuid()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Server serves protocol v1 on Unix socket listeners: it checks each peer's
+// uid, enforces the limits of its ServerConfig, answers hello and subscribe
+// itself and dispatches every other method to the handler registered with
+// Handle. Nothing a client sends can crash it: malformed input gets an error
+// frame (and, when the stream is out of sync, a closed connection), and a
+// handler panic becomes an INTERNAL error.
+type Server struct {
+	cfg    ServerConfig
+	log    *slog.Logger
+	events []string // sorted
+	evSet  map[string]bool
+
+	ctx    context.Context // cancelled by Close; parent of handler contexts
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	handlers  map[string]HandlerFunc
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	admitted  int
+	closed    bool
+	wg        sync.WaitGroup
+
+	subMu sync.Mutex
+	subs  map[*subscriber]struct{} // nil once closed
+	seq   uint64
+}
+
+// NewServer returns a server with cfg's limits (defaults filled in) and only
+// the built-in methods hello and subscribe.
+func NewServer(cfg ServerConfig) *Server {
+	cfg.setDefaults()
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		evSet:     map[string]bool{},
+		handlers:  map[string]HandlerFunc{},
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*conn]struct{}{},
+		subs:      map[*subscriber]struct{}{},
+	}
+	for _, e := range cfg.Events {
+		if !s.evSet[e] {
+			s.evSet[e] = true
+			s.events = append(s.events, e)
+		}
+	}
+	sort.Strings(s.events)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+// Handle registers h for method. Registering an empty name, a built-in
+// (hello, subscribe) or a method twice panics: those are programming errors,
+// like duplicate routes in net/http.
+func (s *Server) Handle(method string, h HandlerFunc) {
+	if method == "" || h == nil {
+		panic("ipc: Handle needs a method name and a handler")
+	}
+	if method == MethodHello || method == MethodSubscribe {
+		panic("ipc: " + method + " is built in and cannot be replaced")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.handlers[method]; dup {
+		panic("ipc: method " + method + " registered twice")
+	}
+	s.handlers[method] = h
+}
+
+// methods lists every method the server answers, built-ins included, sorted.
+func (s *Server) methods() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ms := []string{MethodHello, MethodSubscribe}
+	for m := range s.handlers {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	return ms
+}
+
+func (s *Server) handler(method string) (HandlerFunc, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.handlers[method]
+	return h, ok
+}
+
+// Serve accepts connections on ln until Close, then returns nil. Any other
+// accept failure is returned (transient ones such as EMFILE are retried
+// with backoff). Serve may be called for several listeners.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+	}()
+
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return nil
+			}
+			if transientAcceptError(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("ipc: accept failed; retrying", "err", err, "in", backoff)
+				select {
+				case <-time.After(backoff):
+				case <-s.ctx.Done():
+					return nil
+				}
+				continue
+			}
+			return fmt.Errorf("ipc: accept: %w", err)
+		}
+		backoff = 0
+		c := &conn{srv: s, nc: nc, done: make(chan struct{}), log: s.log}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return nil
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go c.serve()
+	}
+}
+
+func transientAcceptError(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM,
+		syscall.ECONNABORTED, syscall.EINTR, syscall.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// admit counts c against MaxConns; false means the server is full.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.admitted >= s.cfg.MaxConns {
+		return false
+	}
+	s.admitted++
+	return true
+}
+
+func (s *Server) release(c *conn, admitted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+	if admitted {
+		s.admitted--
+	}
+}
+
+// Close stops the server: it closes every listener (which, for listeners
+// from Listen, unlinks the socket) and every connection, cancels handler
+// contexts and waits for the connection goroutines to finish. Serve then
+// returns nil. Close is idempotent.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	for ln := range s.listeners {
+		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	for c := range s.conns {
+		c.close()
+	}
+	s.mu.Unlock()
+
+	s.cancel()
+	s.subMu.Lock()
+	for sub := range s.subs {
+		close(sub.ch)
+	}
+	s.subs = nil
+	s.subMu.Unlock()
+
+	s.wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,94 @@
+package ipc
+
+// State answers `state`: everything a broker or dashboard needs to know
+// about one session. Times are unix milliseconds, 0 meaning "never". Fields a
+// supervisor cannot know yet carry their zero value ("unknown" for activity).
+type State struct {
+	SessionID      string         `msgpack:"session_id" json:"session_id"`
+	Name           string         `msgpack:"name" json:"name"`
+	Workspace      string         `msgpack:"workspace" json:"workspace"`
+	Role           string         `msgpack:"role" json:"role"`
+	Profile        string         `msgpack:"profile" json:"profile"`
+	Document       string         `msgpack:"document" json:"document"`
+	CWD            string         `msgpack:"cwd" json:"cwd"`
+	CWDSource      string         `msgpack:"cwd_source" json:"cwd_source"`
+	SupPID         int            `msgpack:"sup_pid" json:"sup_pid"`
+	PID            int            `msgpack:"pid" json:"pid"` // 0 while no child runs
+	TmuxPane       string         `msgpack:"tmux_pane" json:"tmux_pane"`
+	Lifecycle      string         `msgpack:"lifecycle" json:"lifecycle"`
+	Activity       string         `msgpack:"activity" json:"activity"`
+	Reason         string         `msgpack:"reason" json:"reason"`
+	Summary        string         `msgpack:"summary" json:"summary"`
+	Title          string         `msgpack:"title" json:"title"`
+	WaitingSince   int64          `msgpack:"waiting_since" json:"waiting_since"`
+	SkipUntil      int64          `msgpack:"skip_until" json:"skip_until"`
+	OperatorBusy   bool           `msgpack:"operator_busy" json:"operator_busy"`
+	LastInputAt    int64          `msgpack:"last_input_at" json:"last_input_at"`
+	LastOutputAt   int64          `msgpack:"last_output_at" json:"last_output_at"`
+	Health         string         `msgpack:"health" json:"health"`
+	RestartCount   int            `msgpack:"restart_count" json:"restart_count"`
+	LastExit       *ExitInfo      `msgpack:"last_exit" json:"last_exit"` // nil before the first exit
+	AgentSessionID string         `msgpack:"agent_session_id" json:"agent_session_id"`
+	BracketedPaste bool           `msgpack:"bracketed_paste" json:"bracketed_paste"`
+	Triggers       map[string]int `msgpack:"triggers" json:"triggers"`     // counts by outcome
+	StartedAt      int64          `msgpack:"started_at" json:"started_at"` // when sup started
+}
+
+// ExitInfo describes one exit of the child. Code is 128+n when the child
+// was killed by signal n, as in a shell.
+type ExitInfo struct {
+	Code   int    `msgpack:"code" json:"code"`
+	Signal string `msgpack:"signal" json:"signal"` // "SIGKILL", or ""
+	Class  string `msgpack:"class" json:"class"`   // clean, transient, flapping
+	At     int64  `msgpack:"at" json:"at"`
+}
+
+// PidResult answers `pid`.
+type PidResult struct {
+	SupPID int `msgpack:"sup_pid" json:"sup_pid"`
+	PID    int `msgpack:"pid" json:"pid"` // 0 while no child runs
+}
+
+// InjectParams are the params of `inject`: exactly one of Text or Bytes.
+type InjectParams struct {
+	Text   *string `msgpack:"text,omitempty"`
+	Bytes  []byte  `msgpack:"bytes,omitempty"`
+	Submit bool    `msgpack:"submit,omitempty"` // send "\r" after the text
+}
+
+// InjectResult answers `inject`.
+type InjectResult struct {
+	Written int `msgpack:"written" json:"written"`
+}
+
+// RestartParams are the params of `restart`.
+type RestartParams struct {
+	Mode string `msgpack:"mode,omitempty"` // "resume" (default) or "fresh"
+}
+
+// RestartResult answers `restart` and `resume`.
+type RestartResult struct {
+	PID  int    `msgpack:"pid" json:"pid"`
+	Mode string `msgpack:"mode" json:"mode"` // what happened: fresh or resume
+}
+
+// StopParams are the params of `stop`.
+type StopParams struct {
+	Graceful *bool `msgpack:"graceful,omitempty"` // default true: SIGTERM, grace, SIGKILL
+}
+
+// StopResult answers `stop`.
+type StopResult struct {
+	Stopped bool `msgpack:"stopped" json:"stopped"`
+}
+
+// ScreenResult answers `screen`.
+type ScreenResult struct {
+	Text string `msgpack:"text" json:"text"`
+}
+
+// HistoryResult answers `history`: the crash ring buffer, oldest first.
+type HistoryResult struct {
+	Exits  []ExitInfo `msgpack:"exits" json:"exits"`
+	Health string     `msgpack:"health" json:"health"`
+}

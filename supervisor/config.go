@@ -1,0 +1,115 @@
+package supervisor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/sup-tmux/sup/crash"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is $XDG_CONFIG_HOME/sup/config.yaml. Every number has a default, so
+// the file is optional and may hold only what the user changes.
+type Config struct {
+	DefaultProfile string        `yaml:"default_profile"`
+	StopGrace      time.Duration `yaml:"stop_grace"` // SIGTERM → SIGKILL of the child's group
+	Crash          CrashConfig   `yaml:"crash"`
+	Socket         SocketConfig  `yaml:"socket"`
+}
+
+// CrashConfig is the YAML face of crash.Policy.
+type CrashConfig struct {
+	FlapWindow     time.Duration `yaml:"flap_window"`
+	FlapThreshold  int           `yaml:"flap_threshold"`
+	TransientDelay time.Duration `yaml:"transient_delay"`
+	FlappingDelay  time.Duration `yaml:"flapping_delay"`
+	StableAfter    time.Duration `yaml:"stable_after"`
+	HaltAfter      int           `yaml:"halt_after"`
+	HistorySize    int           `yaml:"history_size"`
+}
+
+// SocketConfig holds the control socket's limits.
+type SocketConfig struct {
+	MaxFrameBytes int `yaml:"max_frame_bytes"`
+	MaxClients    int `yaml:"max_clients"`
+}
+
+// Policy converts the crash section to a crash.Policy (zero fields: defaults).
+func (c CrashConfig) Policy() crash.Policy {
+	return crash.Policy(c).WithDefaults()
+}
+
+// DefaultConfig is the configuration without a config file.
+func DefaultConfig() Config {
+	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second}
+}
+
+// ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
+func ConfigDir(getenv func(string) string) string {
+	return xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
+}
+
+// StateDir is $XDG_STATE_HOME/sup (default ~/.local/state/sup): session logs
+// and the audit trail.
+func StateDir(getenv func(string) string) string {
+	return xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+}
+
+func xdgDir(getenv func(string) string, variable, homeRel string) string {
+	if d := getenv(variable); filepath.IsAbs(d) {
+		return filepath.Join(d, "sup")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home = "/"
+	}
+	return filepath.Join(home, homeRel, "sup")
+}
+
+// LoadConfig reads configDir/config.yaml; a missing file is the default.
+// Unknown keys and bad values are errors naming the file, so a typo cannot
+// silently leave a default in force.
+func LoadConfig(configDir string) (Config, error) {
+	cfg := DefaultConfig()
+	path := filepath.Join(configDir, "config.yaml")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return cfg, fmt.Errorf("config %s: %w", path, yamlDecodeError(err, &cfg))
+	}
+	if err := cfg.validate(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func (c Config) validate() error {
+	if !profileName.MatchString(c.DefaultProfile) {
+		return fmt.Errorf("default_profile %q: must be a profile name such as claude, codex, gemini or shell", c.DefaultProfile)
+	}
+	if c.StopGrace <= 0 {
+		return fmt.Errorf("stop_grace %s: must be a positive duration such as 5s", c.StopGrace)
+	}
+	if err := crash.Policy(c.Crash).Validate(); err != nil {
+		return fmt.Errorf("crash: %w", err)
+	}
+	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
+		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",
+			strconv.Itoa(c.Socket.MaxFrameBytes), strconv.Itoa(c.Socket.MaxClients))
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package supervisor
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Methods returns the socket methods this session answers (hello and
+// subscribe are the server's own).
+func (s *Session) Methods() map[string]ipc.HandlerFunc {
+	return map[string]ipc.HandlerFunc{
+		ipc.MethodState:   func(context.Context, *ipc.Request) (any, error) { return s.State(), nil },
+		ipc.MethodPid:     s.handlePid,
+		ipc.MethodInject:  s.handleInject,
+		ipc.MethodRestart: s.handleRestart,
+		ipc.MethodStop:    s.handleStop,
+		ipc.MethodResume:  s.handleResume,
+		ipc.MethodScreen:  s.handleScreen,
+		ipc.MethodHistory: s.handleHistory,
+	}
+}
+
+// Events lists the event names the session publishes.
+var Events = []string{"lifecycle", "resize", "client"}
+
+// State is what the `state` method returns.
+func (s *Session) State() ipc.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.plan
+	st := ipc.State{
+		SessionID:      p.SessionID,
+		Name:           p.Name,
+		Workspace:      p.Workspace,
+		Role:           p.Role,
+		Profile:        p.Profile.Name,
+		Document:       p.Document,
+		CWD:            p.CWD,
+		CWDSource:      string(p.CWDSource),
+		SupPID:         os.Getpid(),
+		TmuxPane:       lookupIn(s.opts.Environ)("TMUX_PANE"),
+		Lifecycle:      s.lifecycle,
+		Activity:       "unknown",
+		Reason:         reasonFor(s.lifecycle),
+		Health:         string(s.tracker.Health()),
+		RestartCount:   max(s.spawns-1, 0),
+		LastInputAt:    s.lastInputAt.Load(),
+		LastOutputAt:   s.output.lastWrite.Load(),
+		AgentSessionID: s.agentSessionID,
+		Triggers:       map[string]int{},
+		StartedAt:      s.startedAt.UnixMilli(),
+	}
+	if s.child != nil {
+		st.PID = s.child.pid
+	}
+	if e, ok := s.tracker.Last(); ok {
+		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
+	}
+	return st
+}
+
+func reasonFor(lifecycle string) string {
+	switch lifecycle {
+	case LifecycleExited, LifecycleHalted, LifecycleStopped:
+		return lifecycle
+	}
+	return ""
+}
+
+func exitInfo(code int, signal, class string, at time.Time) *ipc.ExitInfo {
+	return &ipc.ExitInfo{Code: code, Signal: signal, Class: class, At: at.UnixMilli()}
+}
+
+func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {
+	r := ipc.PidResult{SupPID: os.Getpid()}
+	if c := s.current(); c != nil {
+		r.PID = c.pid
+	}
+	return r, nil
+}
+
+// handleInject writes raw bytes to the pty master. It is deliberately
+// unfiltered: the policy-checked path for prompts is `trigger`.
+func (s *Session) handleInject(_ context.Context, req *ipc.Request) (any, error) {
+	var p ipc.InjectParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	var data []byte
+	switch {
+	case p.Text != nil && p.Bytes != nil:
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "inject: give text or bytes, not both")
+	case p.Text != nil:
+		data = []byte(*p.Text)
+	case p.Bytes != nil:
+		data = p.Bytes
+	case !p.Submit:
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "inject: params need text (string) or bytes (binary)")
+	}
+	if p.Submit {
+		data = append(data, '\r')
+	}
+	c := s.current()
+	if c == nil {
+		return nil, s.notRunning()
+	}
+	n, err := c.ptmx.Write(data)
+	if err != nil {
+		return nil, ipc.Errorf(ipc.CodeNotRunning, "inject: write to the agent's pty: %v", err)
+	}
+	s.log.Info("inject", "bytes", n, "submit", p.Submit)
+	return ipc.InjectResult{Written: n}, nil
+}
+
+func (s *Session) notRunning() error {
+	s.mu.Lock()
+	l := s.lifecycle
+	s.mu.Unlock()
+	if l == LifecycleHalted {
+		return ipc.Errorf(ipc.CodeHalted, "the agent is halted after repeated failures; call resume")
+	}
+	return ipc.Errorf(ipc.CodeNotRunning, "no agent is running (lifecycle %s)", l)
+}
+
+func (s *Session) handleRestart(ctx context.Context, req *ipc.Request) (any, error) {
+	var p ipc.RestartParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	if p.Mode != "" && p.Mode != "fresh" && p.Mode != "resume" {
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "restart: mode %q: valid modes are fresh and resume", p.Mode)
+	}
+	return s.request(ctx, control{kind: "restart", fresh: p.Mode == "fresh"})
+}
+
+func (s *Session) handleResume(ctx context.Context, req *ipc.Request) (any, error) {
+	if err := req.DecodeParams(&struct{}{}); err != nil {
+		return nil, err
+	}
+	return s.request(ctx, control{kind: "resume"})
+}
+
+func (s *Session) handleStop(ctx context.Context, req *ipc.Request) (any, error) {
+	var p ipc.StopParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	c := control{kind: "stop", grace: p.Graceful == nil || *p.Graceful}
+	if _, err := s.request(ctx, c); err != nil {
+		return nil, err
+	}
+	return ipc.StopResult{Stopped: true}, nil
+}
+
+// request hands a control request to the run loop and waits for its answer.
+func (s *Session) request(ctx context.Context, c control) (any, error) {
+	c.reply = make(chan controlReply, 1)
+	select {
+	case s.ctrl <- c:
+	case <-s.done:
+		return nil, ipc.Errorf(ipc.CodeNotRunning, "the supervisor is shutting down")
+	case <-ctx.Done():
+		return nil, ipc.Errorf(ipc.CodeInternal, "%s: %v", c.kind, ctx.Err())
+	}
+	r := <-c.reply
+	if r.err != nil {
+		return nil, ipc.Errorf(ipc.CodeSpawnFailed, "%v", r.err)
+	}
+	res := ipc.RestartResult{PID: r.pid, Mode: "fresh"}
+	if r.resumed {
+		res.Mode = "resume"
+	}
+	return res, nil
+}
+
+func (s *Session) handleScreen(context.Context, *ipc.Request) (any, error) {
+	return ipc.ScreenResult{Text: StripANSI(s.output.bytes())}, nil
+}
+
+func (s *Session) handleHistory(context.Context, *ipc.Request) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := ipc.HistoryResult{Exits: []ipc.ExitInfo{}, Health: string(s.tracker.Health())}
+	for _, e := range s.tracker.History() {
+		r.Exits = append(r.Exits, *exitInfo(e.Code, e.Signal, string(e.Class), e.At))
+	}
+	return r, nil
+}

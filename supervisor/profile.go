@@ -1,0 +1,159 @@
+package supervisor
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed profiles/*.yaml
+var builtinProfiles embed.FS
+
+// AgentSessionPlaceholder is replaced in resume_args by the agent's own
+// session id, learned from its hooks.
+const AgentSessionPlaceholder = "{agent_session_id}"
+
+// Profile says how to run one kind of agent.
+type Profile struct {
+	Name           string   `yaml:"-"`
+	Source         string   `yaml:"-"` // "builtin" or the user file's path
+	Command        []string `yaml:"command"`
+	ResumeArgs     []string `yaml:"resume_args"`
+	EnvPassthrough []string `yaml:"env_passthrough"`
+}
+
+var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// globalSelectors resume "the last conversation", which may belong to another
+// document: a restart must name the exact session or start fresh.
+var globalSelectors = []string{"--continue", "-c", "--last", "--resume-last"}
+
+// LoadProfile returns the named profile: the built-in one overlaid field by
+// field with $XDG_CONFIG_HOME/sup/profiles/NAME.yaml when that file exists, or
+// the user file alone for a name sup does not ship.
+func LoadProfile(configDir, name string) (Profile, error) {
+	if !profileName.MatchString(name) {
+		return Profile{}, fmt.Errorf("profile %q: name must match %s", name, profileName)
+	}
+	p := Profile{Name: name, Source: "builtin"}
+	builtin, berr := builtinProfiles.ReadFile("profiles/" + name + ".yaml")
+	if berr == nil {
+		if err := decodeProfile(builtin, &p); err != nil {
+			return Profile{}, fmt.Errorf("built-in profile %s: %w", name, err)
+		}
+	}
+	userPath := filepath.Join(configDir, "profiles", name+".yaml")
+	user, uerr := os.ReadFile(userPath)
+	switch {
+	case uerr == nil:
+		p.Source = userPath
+		if err := decodeProfile(user, &p); err != nil {
+			return Profile{}, fmt.Errorf("profile %s: %w", userPath, err)
+		}
+	case !errors.Is(uerr, fs.ErrNotExist):
+		return Profile{}, fmt.Errorf("read profile: %w", uerr)
+	case berr != nil:
+		return Profile{}, fmt.Errorf("unknown profile %q (available: %s)", name, strings.Join(ProfileNames(configDir), ", "))
+	}
+	if err := p.validate(); err != nil {
+		return Profile{}, fmt.Errorf("profile %s (%s): %w", name, p.Source, err)
+	}
+	return p, nil
+}
+
+// ProfileNames lists the built-in and user profile names, sorted.
+func ProfileNames(configDir string) []string {
+	seen := map[string]bool{}
+	entries, _ := fs.ReadDir(builtinProfiles, "profiles")
+	user, _ := os.ReadDir(filepath.Join(configDir, "profiles")) // Best effort: a missing dir has no profiles.
+	for _, e := range append(entries, user...) {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && profileName.MatchString(name) {
+			seen[name] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func decodeProfile(data []byte, p *Profile) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// An empty file is valid: it overrides nothing.
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+		return yamlDecodeError(err, p)
+	}
+	return nil
+}
+
+func (p Profile) validate() error {
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		return errors.New("command must be a non-empty list")
+	}
+	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
+		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
+	}
+	for _, a := range p.ResumeArgs {
+		for _, g := range globalSelectors {
+			if a == g {
+				return fmt.Errorf("resume_args must not use the global selector %s: it may resume another document's conversation", a)
+			}
+		}
+	}
+	return nil
+}
+
+func containsPlaceholder(args []string) bool {
+	for _, a := range args {
+		if strings.Contains(a, AgentSessionPlaceholder) {
+			return true
+		}
+	}
+	return false
+}
+
+// Argv builds the command line: command (or the override) expanded against
+// the child's env, plus resume_args when an agent session id is known. Without
+// one the agent starts fresh; sup never guesses which conversation to resume.
+func (p Profile) Argv(override []string, agentSessionID string, env map[string]string) (argv []string, resumed bool) {
+	base := p.Command
+	if len(override) > 0 {
+		base = override
+	}
+	for _, a := range base {
+		argv = append(argv, expandWithDefault(a, env))
+	}
+	if agentSessionID == "" || len(p.ResumeArgs) == 0 {
+		return argv, false
+	}
+	for _, a := range p.ResumeArgs {
+		argv = append(argv, strings.ReplaceAll(a, AgentSessionPlaceholder, agentSessionID))
+	}
+	return argv, true
+}
+
+// expandWithDefault expands $VAR, ${VAR} and ${VAR:-default}.
+func expandWithDefault(s string, env map[string]string) string {
+	return os.Expand(s, func(name string) string {
+		if n, def, ok := strings.Cut(name, ":-"); ok {
+			if v := env[n]; v != "" {
+				return v
+			}
+			return def
+		}
+		return env[name]
+	})
+}

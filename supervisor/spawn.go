@@ -1,0 +1,126 @@
+package supervisor
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/resize"
+)
+
+// spawn resolves the plan again (the document, its frontmatter and the
+// project may have changed since the last run) and starts the child.
+func (s *Session) spawn(fresh bool) (*child, error) {
+	s.mu.Lock()
+	first := s.attempts == 0
+	s.attempts++
+	plan := s.plan
+	agentID := s.agentSessionID
+	s.mu.Unlock()
+	if !first {
+		o := s.opts
+		o.SessionID = plan.SessionID
+		p, err := Resolve(o)
+		if err != nil {
+			s.log.Error("resolve_failed", "err", err)
+			return nil, fmt.Errorf("spawn: %w", err)
+		}
+		plan = p
+		s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
+		s.log.Info("env_resolved", "names", EnvNames(plan.Env))
+	}
+	if fresh {
+		agentID = ""
+	}
+	argv, resumed, err := plan.Argv(agentID)
+	if err != nil {
+		s.log.Error("spawn_failed", "err", err)
+		return nil, fmt.Errorf("spawn: %w", err)
+	}
+	size := s.ptySize()
+	c, err := startChild(argv, plan.CWD, Environ(plan.Env), &size)
+	if err != nil {
+		s.log.Error("spawn_failed", "argv0", argv[0], "err", err)
+		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
+	}
+	c.resumed = resumed
+	go func() {
+		copyOutput(s.term.out, c.ptmx, s.output.write)
+		close(c.outputDone)
+	}()
+	go c.wait()
+
+	s.mu.Lock()
+	s.plan = plan
+	s.child = c
+	s.spawns++
+	s.tracker.Started(c.startedAt)
+	s.lifecycle = LifecycleRunning
+	s.mu.Unlock()
+	mode := "fresh"
+	if resumed {
+		mode = "resume"
+	}
+	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
+	s.log.Info("child_spawn", "pid", c.pid, "mode", mode, "argv0", argv[0])
+	s.event("spawn", map[string]any{"pid": c.pid, "mode": mode})
+	return c, nil
+}
+
+// ptySize is the outer terminal's size, or --size when stdin is not one.
+func (s *Session) ptySize() pty.Winsize {
+	if s.term.inTTY {
+		if ws, err := pty.GetsizeFull(s.term.in); err == nil && ws.Rows > 0 && ws.Cols > 0 {
+			return *ws
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// followResize copies the pane's size to the child's pty on SIGWINCH.
+func (s *Session) followResize() (stop func()) {
+	if !s.term.inTTY {
+		return func() {}
+	}
+	f := resize.Follow(s.term.in, func(ws *pty.Winsize) error {
+		s.mu.Lock()
+		s.size = *ws
+		c := s.child
+		s.mu.Unlock()
+		s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
+		s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
+		if c == nil {
+			return nil
+		}
+		return pty.Setsize(c.ptmx, ws)
+	})
+	return f.Stop
+}
+
+// readInput forwards the pane's keystrokes to the child. Between runs they
+// go to the waiting prompt instead (Enter, q, r).
+func (s *Session) readInput() {
+	buf := make([]byte, pumpBufSize)
+	for {
+		n, err := s.term.in.Read(buf)
+		if n > 0 {
+			s.lastInputAt.Store(time.Now().UnixMilli())
+			if c := s.current(); c != nil {
+				c.ptmx.Write(buf[:n]) // Best effort: the child may be exiting.
+			} else {
+				for _, k := range buf[:n] {
+					select {
+					case s.keys <- k:
+					default: // nobody is waiting for keys; drop them
+					}
+				}
+			}
+		}
+		if err != nil {
+			close(s.stdinEOF)
+			return
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Version is sup's version, reported by hello.
+var Version = "0.1.0-dev"
+
+// StartIO is the terminal side of `sup start`.
+type StartIO struct {
+	In       *os.File
+	Out, Err io.Writer
+	Size     pty.Winsize // when In is not a terminal
+	PrintEnv bool        // print the resolved plan and return without starting
+}
+
+// Start is `sup start`: resolve the plan, open the session log and the
+// control socket, and supervise the agent until it is over. It returns sup's
+// exit status; an error means the session never started.
+func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
+	getenv := lookupIn(o.Environ)
+	if o.SessionID == "" {
+		o.SessionID = NewSessionID()
+	}
+	runtimeDir := ipc.RuntimeDir(getenv)
+	sock, err := ipc.SocketPath(runtimeDir, o.SessionID)
+	if err != nil {
+		return 1, err
+	}
+	o.SocketPath = sock
+	plan, err := Resolve(o)
+	if err != nil {
+		return 1, err
+	}
+	if tio.PrintEnv {
+		if err := PrintEnv(tio.Out, plan); err != nil {
+			return 1, err
+		}
+		return 0, nil
+	}
+	if _, _, err := plan.Argv(""); err != nil {
+		return 1, err
+	}
+
+	log, closeLog, err := openLog(StateDir(getenv), plan.SessionID)
+	if err != nil {
+		return 1, err
+	}
+	defer closeLog()
+
+	if err := ipc.EnsureRuntimeDir(runtimeDir); err != nil {
+		return 1, fmt.Errorf("runtime dir: %w", err)
+	}
+	ln, err := ipc.Listen(sock)
+	if err != nil {
+		return 1, fmt.Errorf("control socket: %w", err)
+	}
+	sess := NewSession(plan, o, tio.In, tio.Out, tio.Size, log)
+	srv := ipc.NewServer(ipc.ServerConfig{
+		Version:  Version,
+		Events:   Events,
+		Logger:   log,
+		MaxFrame: plan.Config.Socket.MaxFrameBytes,
+		MaxConns: plan.Config.Socket.MaxClients,
+		OnClient: func(ev string, data map[string]any) {
+			data["phase"] = ev
+			sess.publish("client", data)
+		},
+	})
+	for name, h := range sess.Methods() {
+		srv.Handle(name, h)
+	}
+	sess.SetPublisher(srv.Publish)
+	go srv.Serve(ln) // Serve returns when srv.Close is called below.
+	// The socket goes on every exit path that runs deferred code; a SIGKILL
+	// leaves it for the stale-socket rule.
+	defer srv.Close()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	sess.SetSignals(sigs)
+	log.Info("socket_listening", "path", sock)
+	return sess.Run(ctx), nil
+}
+
+// openLog opens the session log: one file per session, 0600, since even
+// names and paths of a user's projects are nobody else's business.
+func openLog(stateDir, sessionID string) (*slog.Logger, func(), error) {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("session log dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(stateDir, sessionID+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session log: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+
+// PrintEnv writes what --print-env shows: the resolved cwd with its source,
+// the command, and every variable of the child's environment with its
+// source, secrets masked.
+func PrintEnv(w io.Writer, p *Plan) error {
+	argv, _, err := p.Argv("")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "session %s\n", p.SessionID)
+	fmt.Fprintf(w, "document %s\n", p.Document)
+	fmt.Fprintf(w, "cwd %s (source: %s)\n", p.CWD, p.CWDSource)
+	fmt.Fprintf(w, "profile %s (%s)\n", p.Profile.Name, p.Profile.Source)
+	fmt.Fprintf(w, "command %q\n", argv)
+	for _, v := range p.Env {
+		fmt.Fprintf(w, "env %s=%s (source: %s)\n", v.Name, MaskedValue(v), v.Source)
+	}
+	return nil
+}
