@@ -137,8 +137,11 @@ func (c *conn) serve() {
 			}
 			continue
 		}
+		s.inflight.Add(1)
 		res, err := c.call(ctx, h, req)
-		if !c.respond(req.ID, res, err) {
+		ok = c.respond(req.ID, res, err)
+		s.inflight.Add(-1)
+		if !ok {
 			return
 		}
 	}

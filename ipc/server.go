@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -31,7 +32,7 @@ type ServerConfig struct {
 	// MaxConns is how many connections may be open at once. Past it a new
 	// connection gets one TOO_MANY_CLIENTS error frame and is closed, so a
 	// runaway script cannot exhaust the supervisor's file descriptors.
-	// Default 64.
+	// Default DefaultMaxConns.
 	MaxConns int
 	// FrameTimeout is how long a frame may take to arrive once its first byte
 	// has: a client stalled mid-frame is closed rather than holding the
@@ -69,12 +70,17 @@ type ServerConfig struct {
 	UID int
 }
 
+// DefaultMaxConns bounds concurrent connections. 128, not 64: a broker fan-out,
+// an events follower per dashboard and a hundred editor windows polling
+// `state` must all fit, while a runaway client still cannot exhaust fds.
+const DefaultMaxConns = 128
+
 func (c *ServerConfig) setDefaults() {
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = DefaultMaxFrame
 	}
 	if c.MaxConns <= 0 {
-		c.MaxConns = 64
+		c.MaxConns = DefaultMaxConns
 	}
 	if c.FrameTimeout <= 0 {
 		c.FrameTimeout = 5 * time.Second
@@ -121,6 +127,7 @@ type Server struct {
 	admitted  int
 	closed    bool
 	wg        sync.WaitGroup
+	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
 
 	subMu sync.Mutex
 	subs  map[*subscriber]struct{} // nil once closed
@@ -274,6 +281,26 @@ func (s *Server) release(c *conn, admitted bool) {
 	if admitted {
 		s.admitted--
 	}
+}
+
+// Shutdown stops accepting connections (unlinking the socket), lets the
+// requests being handled finish and their answers reach the clients, for at
+// most grace, then closes everything like Close. A `stop` request must see
+// its answer even though answering it ends the server.
+func (s *Server) Shutdown(grace time.Duration) error {
+	s.mu.Lock()
+	for ln := range s.listeners {
+		ln.Close() // Best effort: Close below reports listener errors.
+	}
+	s.mu.Unlock()
+	// Polling, not a WaitGroup: requests may still arrive on open
+	// connections while we wait, and a WaitGroup may not grow from zero
+	// during a Wait.
+	deadline := time.Now().Add(grace)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return s.Close()
 }
 
 // Close stops the server: it closes every listener (which, for listeners

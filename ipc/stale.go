@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -133,4 +134,26 @@ func flockRetry(fd int) error {
 			return err
 		}
 	}
+}
+
+// SweepStale applies CleanStale to every *.sock in dir and returns the paths
+// it removed. A supervisor calls it as it starts, so sockets left by
+// supervisors that were killed do not pile up even when no broker runs.
+func SweepStale(dir string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.sock"))
+	if err != nil {
+		return nil, fmt.Errorf("sweep stale sockets: %w", err)
+	}
+	var removed []string
+	var errs []error
+	for _, p := range paths {
+		ok, err := CleanStale(p)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ok {
+			removed = append(removed, p)
+		}
+	}
+	return removed, errors.Join(errs...)
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/ipc"
@@ -82,10 +83,20 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 		srv.Handle(name, h)
 	}
 	sess.SetPublisher(srv.Publish)
-	go srv.Serve(ln) // Serve returns when srv.Close is called below.
+	go srv.Serve(ln) // Serve returns when srv.Shutdown is called below.
 	// The socket goes on every exit path that runs deferred code; a SIGKILL
-	// leaves it for the stale-socket rule.
-	defer srv.Close()
+	// leaves it for the stale-socket rule. The grace lets a `stop` caller
+	// read its answer.
+	defer srv.Shutdown(time.Second)
+	go func() {
+		removed, err := ipc.SweepStale(runtimeDir)
+		for _, p := range removed {
+			log.Info("stale_socket_removed", "path", p)
+		}
+		if err != nil {
+			log.Warn("stale_socket_sweep", "err", err)
+		}
+	}()
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)

@@ -1,0 +1,272 @@
+package supervisor_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// sup runs a sup client verb with the rig's environment.
+func (r *rig) sup(args ...string) (string, error) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bins.Sup, args...)
+	cmd.Dir = r.dir
+	cmd.Env = os.Environ()
+	for k, v := range r.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		return out.String(), &cliError{err, errb.String()}
+	}
+	return out.String(), nil
+}
+
+type cliError struct {
+	err    error
+	stderr string
+}
+
+func (e *cliError) Error() string { return e.err.Error() + ": " + e.stderr }
+
+func (r *rig) mustSup(args ...string) string {
+	r.t.Helper()
+	out, err := r.sup(args...)
+	if err != nil {
+		r.t.Fatalf("sup %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func (r *rig) state(target string) ipc.State {
+	r.t.Helper()
+	var st ipc.State
+	if err := json.Unmarshal([]byte(r.mustSup("state", "--json", target)), &st); err != nil {
+		r.t.Fatal(err)
+	}
+	return st
+}
+
+func (r *rig) sockets() []string {
+	m, _ := filepath.Glob(filepath.Join(r.env["SUP_RUNTIME_DIR"], "*.sock"))
+	return m
+}
+
+func TestE2ESocketInjectRestartStop(t *testing.T) {
+	r := newRig(t, "")
+	pane := r.start("-echo")
+	st := r.state("doc")
+	if st.Lifecycle != "running" || st.PID == 0 || st.Activity != "unknown" || st.CWDSource != "document_dir" {
+		t.Fatalf("state = %+v", st)
+	}
+	if len(r.sockets()) != 1 {
+		t.Fatalf("sockets = %v, want one", r.sockets())
+	}
+	info, err := os.Stat(r.sockets()[0])
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode = %v (%v), want 0600", info.Mode(), err)
+	}
+
+	r.mustSup("inject", "doc", "typed through the socket")
+	r.tm.WaitFor(t, pane, "got: typed through the socket", 5*time.Second)
+
+	// Every kind of TARGET reaches the same session.
+	for _, target := range []string{st.SessionID, st.SessionID[:4], "doc", filepath.Join(r.dir, "doc.md"), "doc.md"} {
+		if got := r.state(target).SessionID; got != st.SessionID {
+			t.Fatalf("target %q found %s", target, got)
+		}
+	}
+
+	out := r.mustSup("restart", "--fresh", "doc")
+	if !strings.Contains(out, "restarted doc: pid") {
+		t.Fatalf("restart said %q", out)
+	}
+	after := r.state("doc")
+	if after.PID == st.PID || after.PID == 0 || after.RestartCount != 1 {
+		t.Fatalf("after restart: pid %d (was %d), restarts %d", after.PID, st.PID, after.RestartCount)
+	}
+	if testutil.ProcessAlive(st.PID) {
+		t.Fatalf("old child %d still alive after restart", st.PID)
+	}
+
+	r.mustSup("stop", "doc")
+	testutil.WaitUntil(t, 5*time.Second, "sup and child to exit", func() bool {
+		return !testutil.ProcessAlive(after.SupPID) && !testutil.GroupAlive(after.PID)
+	})
+	if s := r.sockets(); len(s) != 0 {
+		t.Fatalf("sockets left after stop: %v", s)
+	}
+	if out, _ := r.sup("ls"); strings.Contains(out, st.SessionID) {
+		t.Fatalf("ls still lists the stopped session:\n%s", out)
+	}
+}
+
+func TestE2EEventsShowCrashAndRestart(t *testing.T) {
+	r := newRig(t, "crash: {transient_delay: 200ms}\n")
+	starts := filepath.Join(r.dir, "starts")
+	r.start("-starts", starts)
+	first := r.waitStarts(starts, 1)[0]
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bins.Sup, "events", "doc")
+	cmd.Dir = r.dir
+	cmd.Env = os.Environ()
+	for k, v := range r.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan ipc.Event, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var ev ipc.Event
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				lines <- ev
+			}
+		}
+		close(lines)
+	}()
+	// The subscription is live once it reports another client connecting.
+	subscribed := false
+	for i := 0; i < 50 && !subscribed; i++ {
+		r.mustSup("pid", "doc")
+		select {
+		case ev := <-lines:
+			subscribed = ev.Event == "client"
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !subscribed {
+		t.Fatal("sup events never showed a client event")
+	}
+	syscall.Kill(first, syscall.SIGKILL)
+
+	want := []string{"exit", "restart_scheduled", "spawn"}
+	var got []string
+	var lastSeq uint64
+	deadline := time.After(10 * time.Second)
+	for len(got) < len(want) {
+		select {
+		case ev, ok := <-lines:
+			if !ok {
+				t.Fatalf("events ended early; got %v", got)
+			}
+			if ev.Seq <= lastSeq || ev.At == 0 {
+				t.Fatalf("event %+v: seq must increase and at be set", ev)
+			}
+			lastSeq = ev.Seq
+			if ev.Event != "lifecycle" {
+				continue
+			}
+			phase, _ := ev.Data["phase"].(string)
+			if phase == "exit" && ev.Data["signal"] != "SIGKILL" {
+				t.Fatalf("exit event %+v: want signal SIGKILL", ev.Data)
+			}
+			got = append(got, phase)
+		case <-deadline:
+			t.Fatalf("lifecycle phases so far %v, want %v", got, want)
+		}
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("lifecycle phases %v, want %v", got, want)
+		}
+	}
+}
+
+// TestE2EStaleSockets: a supervisor killed with SIGKILL leaves its socket;
+// the next `sup ls` removes it, and so does the next `sup start`. Live
+// sockets are never removed.
+func TestE2EStaleSockets(t *testing.T) {
+	r := newRig(t, "")
+	killSup := func() (sock string) {
+		pane := r.start()
+		st := r.state("doc")
+		sock = filepath.Join(r.env["SUP_RUNTIME_DIR"], st.SessionID+".sock")
+		syscall.Kill(st.SupPID, syscall.SIGKILL)
+		testutil.WaitUntil(t, 5*time.Second, "killed sup to be gone", func() bool { return !testutil.ProcessAlive(st.SupPID) })
+		if _, err := os.Stat(sock); err != nil {
+			t.Fatalf("a SIGKILLed supervisor should leave its socket: %v", err)
+		}
+		// The pty hangup ends the child too.
+		testutil.WaitUntil(t, 5*time.Second, "orphaned child to be gone", func() bool { return !testutil.GroupAlive(st.PID) })
+		r.tm.KillPane(pane)
+		return sock
+	}
+
+	stale := killSup()
+	if out := r.mustSup("ls"); strings.Contains(out, "doc") {
+		t.Fatalf("ls lists a dead session:\n%s", out)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("sup ls left the stale socket %s (%v)", stale, err)
+	}
+
+	stale = killSup()
+	r.start() // a live one, which must survive everything below
+	testutil.WaitUntil(t, 5*time.Second, "sup start to sweep the stale socket", func() bool {
+		_, err := os.Stat(stale)
+		return os.IsNotExist(err)
+	})
+	live := r.sockets()
+	if len(live) != 1 {
+		t.Fatalf("sockets = %v, want only the live one", live)
+	}
+	r.mustSup("ls")
+	if _, err := ipc.CleanStale(live[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.sockets(); len(got) != 1 || got[0] != live[0] {
+		t.Fatalf("live socket removed: %v", got)
+	}
+	r.state("doc") // and it still answers
+}
+
+// TestE2ENodeClient runs a Node.js client written from specs/ipc.md alone
+// against a live supervisor.
+func TestE2ENodeClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not installed: run .ci/run (apt-get install -y nodejs npm)")
+	}
+	dir := filepath.Join(testutil.ModuleRoot(t), "ipc", "testdata", "nodeclient")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@msgpack", "msgpack")); err != nil {
+		out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund").CombinedOutput()
+		if err != nil {
+			t.Fatalf("npm install @msgpack/msgpack (run .ci/run): %v\n%s", err, out)
+		}
+	}
+	r := newRig(t, "")
+	pane := r.start("-echo")
+	sock := r.sockets()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, filepath.Join(dir, "client.cjs"), sock, "hello from node").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "NODE-CLIENT-OK") {
+		t.Fatalf("node client: %v\n%s", err, out)
+	}
+	r.tm.WaitFor(t, pane, "got: hello from node", 5*time.Second)
+}
