@@ -1,16 +1,15 @@
 package ipc
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 )
@@ -27,28 +26,10 @@ func shortDir(t testing.TB) string {
 	return dir
 }
 
-// logBuf is a concurrency-safe log sink for asserting on log lines.
-type logBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 type testServer struct {
 	*Server
 	path string
-	logs *logBuf
+	logs *testutil.Buffer
 }
 
 // startServer listens on a fresh socket and serves it until the test ends.
@@ -59,7 +40,7 @@ func startServer(t testing.TB, cfg ServerConfig, setup func(*Server)) *testServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuf{}
+	logs := &testutil.Buffer{}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -3,8 +3,8 @@
 package resize
 
 import (
-	"bytes"
 	"errors"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -159,25 +159,7 @@ func TestStopEndsFollowing(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func waitOutput(t *testing.T, out *syncBuffer, want string) {
+func waitOutput(t *testing.T, out *testutil.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), want) {
@@ -205,7 +187,7 @@ func TestChildSeesNewSize(t *testing.T) {
 		cmd.Wait()
 		inner.Close()
 	})
-	var out syncBuffer
+	var out testutil.Buffer
 	go io.Copy(&out, inner)
 	waitOutput(t, &out, "ready")
 

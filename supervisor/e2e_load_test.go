@@ -3,13 +3,11 @@ package supervisor_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -26,55 +24,32 @@ func TestE2ELoad(t *testing.T) {
 	pane := r.start("-echo")
 	sock := r.sockets()[0]
 
-	var failures atomic.Int64
-	var firstErr atomic.Value
-	lat := make([][]time.Duration, clients)
 	stopEcho := make(chan struct{})
 	echoed := make(chan int, 1)
 	go func() { echoed <- injectWhileLoaded(t, sock, stopEcho) }()
-
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := ipc.Dial(sock, 5*time.Second)
-			if err != nil {
-				failures.Add(int64(calls))
-				firstErr.CompareAndSwap(nil, err)
-				return
+	res := testutil.RunLoad(clients, calls, func() (func() error, func(), error) {
+		c, err := ipc.Dial(sock, 5*time.Second)
+		if err != nil {
+			return nil, nil, err
+		}
+		call := func() error {
+			var st ipc.State
+			if err := c.Call(context.Background(), ipc.MethodState, nil, &st); err != nil {
+				return err
 			}
-			defer c.Close()
-			lat[i] = make([]time.Duration, 0, calls)
-			for range calls {
-				var st ipc.State
-				t0 := time.Now()
-				err := c.Call(context.Background(), ipc.MethodState, nil, &st)
-				lat[i] = append(lat[i], time.Since(t0))
-				if err != nil || st.Lifecycle != "running" {
-					failures.Add(1)
-					firstErr.CompareAndSwap(nil, fmt.Errorf("state: %v (lifecycle %q)", err, st.Lifecycle))
-				}
+			if st.Lifecycle != "running" {
+				return fmt.Errorf("lifecycle %q, want running", st.Lifecycle)
 			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+			return nil
+		}
+		return call, func() { c.Close() }, nil
+	})
 	close(stopEcho)
 	n := <-echoed
-
-	if f := failures.Load(); f != 0 {
-		t.Fatalf("%d of %d calls failed; first: %v", f, clients*calls, firstErr.Load())
+	if res.Errors != 0 {
+		t.Fatalf("%d of %d calls failed; first: %v", res.Errors, clients*calls, res.FirstErr)
 	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	pct := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))] }
-	t.Logf("%d clients × %d state calls in %v (%.0f calls/s): p50 %v, p99 %v, max %v; %d lines echoed meanwhile",
-		clients, calls, elapsed.Round(time.Millisecond), float64(len(all))/elapsed.Seconds(), pct(0.5), pct(0.99), all[len(all)-1], n)
+	t.Logf("%v; %d lines echoed meanwhile", res, n)
 
 	// Every injected line came back, in order, while the socket was busy.
 	if n == 0 {

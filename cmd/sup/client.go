@@ -64,27 +64,51 @@ func targetArgs(cmd *cli.Command, max int) error {
 	return nil
 }
 
-func stateCommand() *cli.Command {
+// queryCommand is a verb that calls one parameterless method on TARGET and
+// prints its result: as JSON with --json, else with show.
+func queryCommand[T any](name, usage, method string, show func(T)) *cli.Command {
 	return &cli.Command{
-		Name: "state", Usage: "show a session's state", ArgsUsage: "TARGET",
+		Name: name, Usage: usage, ArgsUsage: "TARGET",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
-				var st ipc.State
-				if err := call(ctx, c, ipc.MethodState, nil, &st); err != nil {
+				var r T
+				if err := call(ctx, c, method, nil, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
-					return printJSON(os.Stdout, st)
+					return printJSON(os.Stdout, r)
 				}
-				printState(os.Stdout, st)
+				show(r)
 				return nil
 			})
 		},
 	}
+}
+
+func stateCommand() *cli.Command {
+	return queryCommand("state", "show a session's state", ipc.MethodState, func(st ipc.State) { printState(os.Stdout, st) })
+}
+
+func pidCommand() *cli.Command {
+	return queryCommand("pid", "print the child's pid (0 while none runs; --json adds sup's)", ipc.MethodPid,
+		func(r ipc.PidResult) { fmt.Println(r.PID) })
+}
+
+func screenCommand() *cli.Command {
+	return queryCommand("screen", "print what the agent shows", ipc.MethodScreen, func(r ipc.ScreenResult) { fmt.Print(r.Text) })
+}
+
+func historyCommand() *cli.Command {
+	return queryCommand("history", "list the agent's recent exits (the crash ring buffer)", ipc.MethodHistory, func(r ipc.HistoryResult) {
+		fmt.Printf("health %s\n", r.Health)
+		for _, e := range r.Exits {
+			fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, exitText(e))
+		}
+	})
 }
 
 func printState(w io.Writer, st ipc.State) {
@@ -112,29 +136,6 @@ func exitText(e ipc.ExitInfo) string {
 		return e.Signal
 	}
 	return fmt.Sprintf("code %d", e.Code)
-}
-
-func pidCommand() *cli.Command {
-	return &cli.Command{
-		Name: "pid", Usage: "print the child's pid (and sup's)", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{jsonFlag},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := targetArgs(cmd, 1); err != nil {
-				return err
-			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
-				var r ipc.PidResult
-				if err := call(ctx, c, ipc.MethodPid, nil, &r); err != nil {
-					return err
-				}
-				if cmd.Bool("json") {
-					return printJSON(os.Stdout, r)
-				}
-				fmt.Printf("%d\n", r.PID)
-				return nil
-			})
-		},
-	}
 }
 
 func injectCommand() *cli.Command {
@@ -238,55 +239,6 @@ func stopCommand() *cli.Command {
 					return err
 				}
 				fmt.Printf("stopped %s\n", s.State.Name)
-				return nil
-			})
-		},
-	}
-}
-
-func screenCommand() *cli.Command {
-	return &cli.Command{
-		Name: "screen", Usage: "print what the agent shows", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{jsonFlag},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := targetArgs(cmd, 1); err != nil {
-				return err
-			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
-				var r ipc.ScreenResult
-				if err := call(ctx, c, ipc.MethodScreen, nil, &r); err != nil {
-					return err
-				}
-				if cmd.Bool("json") {
-					return printJSON(os.Stdout, r)
-				}
-				fmt.Print(r.Text)
-				return nil
-			})
-		},
-	}
-}
-
-func historyCommand() *cli.Command {
-	return &cli.Command{
-		Name: "history", Usage: "list the agent's recent exits (the crash ring buffer)", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{jsonFlag},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := targetArgs(cmd, 1); err != nil {
-				return err
-			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
-				var r ipc.HistoryResult
-				if err := call(ctx, c, ipc.MethodHistory, nil, &r); err != nil {
-					return err
-				}
-				if cmd.Bool("json") {
-					return printJSON(os.Stdout, r)
-				}
-				fmt.Printf("health %s\n", r.Health)
-				for _, e := range r.Exits {
-					fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, exitText(e))
-				}
 				return nil
 			})
 		},

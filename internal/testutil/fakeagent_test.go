@@ -1,7 +1,6 @@
 package testutil
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,7 +19,7 @@ import (
 type agent struct {
 	cmd  *exec.Cmd
 	ptmx *os.File
-	out  syncBuffer
+	out  Buffer
 	done chan struct{} // closed once the output is drained and cmd waited
 	err  error         // cmd.Wait's result, set before done closes
 }
@@ -81,23 +79,6 @@ func (a *agent) wait(t *testing.T) syscall.WaitStatus {
 		t.Fatal(a.err)
 	}
 	return a.cmd.ProcessState.Sys().(syscall.WaitStatus)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestFakeAgentStartupOutput(t *testing.T) {
