@@ -65,6 +65,9 @@ func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, e
 			switch {
 			case err == nil:
 				res.Sessions = append(res.Sessions, Session{Socket: path, State: st})
+			case errors.Is(err, syscall.ENOENT):
+				// Its supervisor exited while we listed: it removed its
+				// socket, which is exactly what a gone session should do.
 			case isStale(err):
 				if removed, cerr := ipc.CleanStale(path); cerr != nil {
 					res.Errors = append(res.Errors, SocketError{path, cerr})

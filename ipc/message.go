@@ -64,10 +64,10 @@ type Response struct {
 
 // Event is one frame of a subscribed connection's stream.
 type Event struct {
-	Event string         `msgpack:"event"`
-	Seq   uint64         `msgpack:"seq"`
-	At    int64          `msgpack:"at"` // unix milliseconds
-	Data  map[string]any `msgpack:"data"`
+	Event string         `msgpack:"event" json:"event"`
+	Seq   uint64         `msgpack:"seq" json:"seq"`
+	At    int64          `msgpack:"at" json:"at"` // unix milliseconds
+	Data  map[string]any `msgpack:"data" json:"data"`
 }
 
 // Error is a protocol error: a stable UPPER_SNAKE code and a human message.

@@ -1,5 +1,7 @@
 package ipc
 
+import "strconv"
+
 // State answers `state`: everything a broker or dashboard needs to know
 // about one session. Times are unix milliseconds, 0 meaning "never". Fields a
 // supervisor cannot know yet carry their zero value ("unknown" for activity).
@@ -91,4 +93,12 @@ type ScreenResult struct {
 type HistoryResult struct {
 	Exits  []ExitInfo `msgpack:"exits" json:"exits"`
 	Health string     `msgpack:"health" json:"health"`
+}
+
+// Describe says how the child ended: "SIGKILL" or "code 3".
+func (e ExitInfo) Describe() string {
+	if e.Signal != "" {
+		return e.Signal
+	}
+	return "code " + strconv.Itoa(e.Code)
 }

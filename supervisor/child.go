@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -15,7 +16,7 @@ import (
 // process group, with the pty slave as its controlling terminal.
 type child struct {
 	cmd       *exec.Cmd
-	ptmx      *os.File
+	ptmx      *os.File // non-blocking, so Close and deadlines interrupt I/O
 	pid       int
 	startedAt time.Time
 	resumed   bool
@@ -27,7 +28,7 @@ type child struct {
 }
 
 // startChild starts argv behind a new pty. pty.StartWithSize sets Setsid and
-// Setctty, so the child is a session leader and its pgid is its pid.
+// Setctty, so the child is a session leader: its pid is its pgid and sid.
 func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -36,9 +37,15 @@ func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*ch
 	if err != nil {
 		return nil, err
 	}
+	master, err := pollable(ptmx)
+	if err != nil {
+		cmd.Process.Kill() // Best effort: we cannot talk to it.
+		cmd.Wait()
+		return nil, fmt.Errorf("pty master: %w", err)
+	}
 	return &child{
 		cmd:        cmd,
-		ptmx:       ptmx,
+		ptmx:       master,
 		pid:        cmd.Process.Pid,
 		startedAt:  time.Now(),
 		outputDone: make(chan struct{}),
@@ -46,41 +53,63 @@ func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*ch
 	}, nil
 }
 
-// wait reaps the child, lets the output pump drain what the child wrote last,
-// then hangs up its process group and closes the master. Only exec.Cmd.Wait
-// reaps: a Wait4(-1) reaper beside it would steal exit statuses.
+// pollable returns the pty master as a non-blocking *os.File. creack/pty
+// calls Fd() on it, which puts it in blocking mode: then Close cannot
+// interrupt a Read, and a Write into a full pty whose child stopped reading
+// blocks forever (https://github.com/creack/pty/issues/167). A duplicate set
+// to O_NONBLOCK goes through Go's poller instead.
+func pollable(f *os.File) (*os.File, error) {
+	defer f.Close()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// wait waits for the child to exit, lets the output pump drain what it
+// wrote last, ends what is left of its session, then reaps it. The child
+// stays a zombie until then (WNOWAIT), so its pid — which names its process
+// group and session — cannot be reused while they are signalled. Only
+// exec.Cmd.Wait reaps: a Wait4(-1) reaper beside it would steal statuses.
 func (c *child) wait() {
-	err := c.cmd.Wait()
-	c.code, c.signal = exitStatus(c.cmd.ProcessState, err)
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
 	// The pump ends with EIO once no process holds the slave; a leftover
-	// background job would hold it forever, so wait only briefly.
+	// would hold it forever, so wait only briefly.
 	select {
 	case <-c.outputDone:
 	case <-time.After(500 * time.Millisecond):
 	}
-	// What a terminal does when it closes: leftovers of the group get SIGHUP.
-	c.signalGroup(syscall.SIGHUP)
+	endSession(c.pid)
+	err := c.cmd.Wait()
+	c.code, c.signal = exitStatus(c.cmd.ProcessState, err)
 	c.ptmx.Close() // Best effort: unblocks the pump if it is still reading.
 	close(c.done)
 }
 
-// signalGroup signals the child's whole process group.
-func (c *child) signalGroup(sig syscall.Signal) {
-	syscall.Kill(-c.pid, sig) // Best effort: ESRCH when the group is gone.
-}
-
-// terminate ends the child: SIGTERM to the group, then SIGKILL after grace
-// (grace 0: SIGKILL at once). It returns once the child is reaped.
+// terminate ends the child: SIGTERM to its session, then SIGKILL after
+// grace (grace 0: SIGKILL at once). It returns once the child is reaped.
 func (c *child) terminate(grace time.Duration) {
 	if grace > 0 {
-		c.signalGroup(syscall.SIGTERM)
+		signalSession(c.pid, syscall.SIGTERM)
 		select {
 		case <-c.done:
 			return
 		case <-time.After(grace):
 		}
 	}
-	c.signalGroup(syscall.SIGKILL)
+	signalSession(c.pid, syscall.SIGKILL)
 	<-c.done
 }
 

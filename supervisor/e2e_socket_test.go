@@ -17,6 +17,15 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
+// environ is the test's environment plus the rig's private directories.
+func (r *rig) environ() []string {
+	env := os.Environ()
+	for k, v := range r.env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
 // sup runs a sup client verb with the rig's environment.
 func (r *rig) sup(args ...string) (string, error) {
 	r.t.Helper()
@@ -24,10 +33,7 @@ func (r *rig) sup(args ...string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.bins.Sup, args...)
 	cmd.Dir = r.dir
-	cmd.Env = os.Environ()
-	for k, v := range r.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = r.environ()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -126,10 +132,7 @@ func TestE2EEventsShowCrashAndRestart(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.bins.Sup, "events", "doc")
 	cmd.Dir = r.dir
-	cmd.Env = os.Environ()
-	for k, v := range r.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = r.environ()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

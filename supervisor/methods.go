@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -41,7 +42,7 @@ func (s *Session) State() ipc.State {
 		CWD:            p.CWD,
 		CWDSource:      string(p.CWDSource),
 		SupPID:         os.Getpid(),
-		TmuxPane:       lookupIn(s.opts.Environ)("TMUX_PANE"),
+		TmuxPane:       s.tmuxPane,
 		Lifecycle:      s.lifecycle,
 		Activity:       "unknown",
 		Reason:         reasonFor(s.lifecycle),
@@ -70,10 +71,6 @@ func reasonFor(lifecycle string) string {
 	return ""
 }
 
-func exitInfo(code int, signal, class string, at time.Time) *ipc.ExitInfo {
-	return &ipc.ExitInfo{Code: code, Signal: signal, Class: class, At: at.UnixMilli()}
-}
-
 func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {
 	r := ipc.PidResult{SupPID: os.Getpid()}
 	if c := s.current(); c != nil {
@@ -81,6 +78,9 @@ func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {
 	}
 	return r, nil
 }
+
+// injectTimeout bounds a write into a pty whose child stopped reading.
+const injectTimeout = 5 * time.Second
 
 // handleInject writes raw bytes to the pty master. It is deliberately
 // unfiltered: the policy-checked path for prompts is `trigger`.
@@ -100,15 +100,13 @@ func (s *Session) handleInject(_ context.Context, req *ipc.Request) (any, error)
 	case !p.Submit:
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "inject: params need text (string) or bytes (binary)")
 	}
-	if p.Submit {
-		data = append(data, '\r')
-	}
-	c := s.current()
-	if c == nil {
+	n, err := s.in.inject(data, p.Submit, s.Plan().Profile.SubmitDelay, injectTimeout)
+	switch {
+	case errors.Is(err, errNoChild):
 		return nil, s.notRunning()
-	}
-	n, err := c.ptmx.Write(data)
-	if err != nil {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, ipc.Errorf(ipc.CodeAckTimeout, "inject: the agent did not read its input within %s (%d bytes written)", injectTimeout, n)
+	case err != nil:
 		return nil, ipc.Errorf(ipc.CodeNotRunning, "inject: write to the agent's pty: %v", err)
 	}
 	s.log.Info("inject", "bytes", n, "submit", p.Submit)
@@ -133,14 +131,14 @@ func (s *Session) handleRestart(ctx context.Context, req *ipc.Request) (any, err
 	if p.Mode != "" && p.Mode != "fresh" && p.Mode != "resume" {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "restart: mode %q: valid modes are fresh and resume", p.Mode)
 	}
-	return s.request(ctx, control{kind: "restart", fresh: p.Mode == "fresh"})
+	return s.request(ctx, control{kind: ctrlRestart, fresh: p.Mode == "fresh"})
 }
 
 func (s *Session) handleResume(ctx context.Context, req *ipc.Request) (any, error) {
 	if err := req.DecodeParams(&struct{}{}); err != nil {
 		return nil, err
 	}
-	return s.request(ctx, control{kind: "resume"})
+	return s.request(ctx, control{kind: ctrlResume})
 }
 
 func (s *Session) handleStop(ctx context.Context, req *ipc.Request) (any, error) {
@@ -148,7 +146,7 @@ func (s *Session) handleStop(ctx context.Context, req *ipc.Request) (any, error)
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	c := control{kind: "stop", grace: p.Graceful == nil || *p.Graceful}
+	c := control{kind: ctrlStop, grace: p.Graceful == nil || *p.Graceful}
 	if _, err := s.request(ctx, c); err != nil {
 		return nil, err
 	}

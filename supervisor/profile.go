@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -30,6 +31,9 @@ type Profile struct {
 	Command        []string `yaml:"command"`
 	ResumeArgs     []string `yaml:"resume_args"`
 	EnvPassthrough []string `yaml:"env_passthrough"`
+	// SubmitDelay separates pasted text from the Enter that submits it:
+	// agents read an Enter arriving with a paste as a newline.
+	SubmitDelay time.Duration `yaml:"submit_delay"`
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -103,6 +107,9 @@ func (p Profile) validate() error {
 	if len(p.Command) == 0 || p.Command[0] == "" {
 		return errors.New("command must be a non-empty list")
 	}
+	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
+		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)
+	}
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
 	}
@@ -125,16 +132,18 @@ func containsPlaceholder(args []string) bool {
 	return false
 }
 
-// Argv builds the command line: command (or the override) expanded against
-// the child's env, plus resume_args when an agent session id is known. Without
+// Argv builds the command line: the profile's command expanded against the
+// child's env (or the override, literally), plus resume_args when an agent session id is known. Without
 // one the agent starts fresh; sup never guesses which conversation to resume.
 func (p Profile) Argv(override []string, agentSessionID string, env map[string]string) (argv []string, resumed bool) {
-	base := p.Command
 	if len(override) > 0 {
-		base = override
-	}
-	for _, a := range base {
-		argv = append(argv, expandWithDefault(a, env))
+		// Taken literally: the user's shell already expanded it, and a
+		// `$x` meant for `sh -c` must reach sh.
+		argv = append(argv, override...)
+	} else {
+		for _, a := range p.Command {
+			argv = append(argv, expandWithDefault(a, env))
+		}
 	}
 	if agentSessionID == "" || len(p.ResumeArgs) == 0 {
 		return argv, false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/resize"
 )
 
 // Lifecycle values of `state`.
@@ -28,10 +29,10 @@ const (
 // the only goroutine that starts or ends children; socket methods and keys
 // ask it through channels.
 type Session struct {
-	opts Options
-	term *terminal
-	log  *slog.Logger
-	size pty.Winsize // used when stdin is not a terminal
+	opts     Options
+	term     *terminal
+	log      *slog.Logger
+	tmuxPane string
 
 	publish func(event string, data map[string]any)
 
@@ -39,14 +40,17 @@ type Session struct {
 	keys     chan byte
 	stdinEOF chan struct{}
 	signals  chan os.Signal
+	resizer  *resize.Follower // nil when stdin is not a terminal
 
 	output    *tail
 	done      chan struct{} // closed when Run returns
 	startedAt time.Time
 
 	lastInputAt atomic.Int64 // unix ms
+	in          inputRouter
 
 	mu             sync.Mutex
+	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
 	plan           *Plan
 	tracker        *crash.Tracker
 	child          *child
@@ -57,20 +61,6 @@ type Session struct {
 	exitStatus     int
 }
 
-// control is a request from a socket method to the run loop.
-type control struct {
-	kind  string // "restart", "resume", "stop"
-	fresh bool   // restart: fresh instead of resume
-	grace bool   // stop: graceful
-	reply chan controlReply
-}
-
-type controlReply struct {
-	pid     int
-	resumed bool
-	err     error
-}
-
 // NewSession prepares a session from a resolved plan. in and out are the
 // pane's terminal (or pipes); size is used only when in is not a terminal.
 func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
@@ -78,6 +68,7 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		opts:      opts,
 		term:      newTerminal(in, out),
 		log:       log,
+		tmuxPane:  lookupIn(opts.Environ)("TMUX_PANE"),
 		size:      size,
 		publish:   func(string, map[string]any) {},
 		ctrl:      make(chan control),
@@ -118,6 +109,12 @@ func (s *Session) current() *child {
 	return s.child
 }
 
+func (s *Session) health() crash.Health {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tracker.Health()
+}
+
 func (s *Session) event(phase string, data map[string]any) {
 	if data == nil {
 		data = map[string]any{}
@@ -126,28 +123,21 @@ func (s *Session) event(phase string, data map[string]any) {
 	s.publish("lifecycle", data)
 }
 
-// next is what the run loop does after a child's run: spawn again (fresh or
-// resuming), answering a socket request with the new pid, or end sup.
-type next struct {
-	done  bool
-	fresh bool
-	reply chan controlReply
-}
-
 // Run supervises the agent until the human quits, a stop arrives or sup is
-// signalled, and returns the exit status for sup: the last child's.
-func (s *Session) Run(ctx context.Context) int {
+// signalled, and returns the exit status for sup: the last child's. An
+// error means the first spawn failed: nothing ever ran.
+func (s *Session) Run(ctx context.Context) (int, error) {
 	defer close(s.done)
 	defer s.term.restore()
 	plan := s.Plan()
 	s.log.Info("session_start", "session", plan.SessionID, "document", plan.Document, "name", plan.Name,
-		"profile", plan.Profile.Name, "pane", lookupIn(s.opts.Environ)("TMUX_PANE"))
+		"profile", plan.Profile.Name, "pane", s.tmuxPane)
 	s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
 	s.log.Info("env_resolved", "names", EnvNames(plan.Env))
 	if err := s.term.makeRaw(); err != nil {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}
-	go s.readInput()
+	s.goSafe(s.readInput)
 	stopResize := s.followResize()
 	defer stopResize()
 
@@ -162,15 +152,18 @@ func (s *Session) Run(ctx context.Context) int {
 			n.reply <- r
 		}
 		if err != nil {
-			// A spawn failure counts as a failed run: a missing binary
-			// would otherwise be retried in a tight loop.
+			if s.spawnsSoFar() == 0 && s.attemptsSoFar() == 1 {
+				return 1, err // at first start, a hard error: nothing ran
+			}
+			// Later, it counts as a failed run: a binary that vanished
+			// must back off and halt, not spin.
 			s.term.say("sup: " + err.Error())
-			n = s.afterExit(ctx, s.exited(nil, 127, ""))
+			n = s.afterExit(ctx, s.recordExit(nil, 127, "", exitCrash))
 			continue
 		}
 		n = s.supervise(ctx, c)
 	}
-	return s.status()
+	return s.status(), nil
 }
 
 func (s *Session) status() int {
@@ -179,74 +172,29 @@ func (s *Session) status() int {
 	return s.exitStatus
 }
 
-// supervise waits for the running child to exit or for a request about it.
-func (s *Session) supervise(ctx context.Context, c *child) next {
-	stable := s.stableTimer()
-	defer stable.Stop()
-	for {
-		select {
-		case <-c.done:
-			return s.afterExit(ctx, s.exited(c, c.code, c.signal))
-		case <-stable.C:
-			s.mu.Lock()
-			s.tracker.CheckStable(time.Now())
-			s.mu.Unlock()
-		case r := <-s.ctrl:
-			switch r.kind {
-			case "restart":
-				s.log.Info("restart_requested", "fresh", r.fresh)
-				s.endChild(c, true, "restart")
-				return next{fresh: r.fresh, reply: r.reply}
-			case "resume":
-				r.reply <- controlReply{pid: c.pid}
-			case "stop":
-				s.stop(c, r.grace, "stop_requested")
-				r.reply <- controlReply{pid: c.pid}
-				return next{done: true}
+func (s *Session) spawnsSoFar() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.spawns
+}
+
+func (s *Session) attemptsSoFar() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attempts
+}
+
+// goSafe runs fn in a goroutine whose panic restores the terminal before
+// the process dies: a crash must not leave the pane in raw mode.
+func (s *Session) goSafe(fn func()) {
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.term.restore()
+				s.log.Error("panic", "panic", r)
+				panic(r)
 			}
-		case sig := <-s.signals:
-			s.stop(c, true, "signal "+sig.String())
-			return next{done: true}
-		case <-ctx.Done():
-			s.stop(c, true, "context done")
-			return next{done: true}
-		}
-	}
-}
-
-// stableTimer fires when the running child's run counts as stable.
-func (s *Session) stableTimer() *time.Timer {
-	s.mu.Lock()
-	at, ok := s.tracker.StableAt()
-	s.mu.Unlock()
-	if !ok {
-		return time.NewTimer(time.Duration(1 << 62))
-	}
-	return time.NewTimer(time.Until(at))
-}
-
-// endChild ends c for a requested restart or stop. The exit is not a crash,
-// so it does not reach the crash tracker.
-func (s *Session) endChild(c *child, graceful bool, why string) {
-	grace := time.Duration(0)
-	if graceful {
-		grace = s.Plan().Config.StopGrace
-	}
-	s.setLifecycle(LifecycleRestarting)
-	c.terminate(grace)
-	s.mu.Lock()
-	s.exitStatus = c.code
-	s.child = nil
-	s.mu.Unlock()
-	s.log.Info("child_exit", "pid", c.pid, "code", c.code, "signal", c.signal, "class", "requested", "why", why)
-	s.event("exit", map[string]any{"pid": c.pid, "code": c.code, "signal": c.signal, "class": "requested"})
-}
-
-func (s *Session) stop(c *child, graceful bool, why string) {
-	if c != nil {
-		s.endChild(c, graceful, why)
-	}
-	s.setLifecycle(LifecycleStopped)
-	s.log.Info("stop", "why", why)
-	s.event("stopped", map[string]any{"why": why})
+		}()
+		fn()
+	}()
 }

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/resize"
@@ -44,11 +43,11 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
 	c.resumed = resumed
-	go func() {
+	s.goSafe(func() {
 		copyOutput(s.term.out, c.ptmx, s.output.write)
 		close(c.outputDone)
-	}()
-	go c.wait()
+	})
+	s.goSafe(c.wait)
 
 	s.mu.Lock()
 	s.plan = plan
@@ -57,6 +56,11 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	s.tracker.Started(c.startedAt)
 	s.lifecycle = LifecycleRunning
 	s.mu.Unlock()
+	s.in.attach(c.ptmx)
+	if s.resizer != nil {
+		// A resize between ptySize and registering c went to nobody.
+		s.resizer.Sync() // Best effort: the size was set at start.
+	}
 	mode := "fresh"
 	if resumed {
 		mode = "resume"
@@ -67,60 +71,37 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	return c, nil
 }
 
-// ptySize is the outer terminal's size, or --size when stdin is not one.
+// ptySize is the pane's size (kept current by the resize follower), or
+// --size when stdin is not a terminal.
 func (s *Session) ptySize() pty.Winsize {
-	if s.term.inTTY {
-		if ws, err := pty.GetsizeFull(s.term.in); err == nil && ws.Rows > 0 && ws.Cols > 0 {
-			return *ws
-		}
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.size
 }
 
-// followResize copies the pane's size to the child's pty on SIGWINCH.
+// followResize copies the pane's size to the child's pty now and on every
+// SIGWINCH.
 func (s *Session) followResize() (stop func()) {
 	if !s.term.inTTY {
 		return func() {}
 	}
-	f := resize.Follow(s.term.in, func(ws *pty.Winsize) error {
+	s.resizer = resize.Follow(s.term.in, func(ws *pty.Winsize) error {
+		if ws.Rows == 0 || ws.Cols == 0 {
+			return nil // not a real size (a detached pty); keep the last one
+		}
 		s.mu.Lock()
+		changed := s.size != *ws
 		s.size = *ws
 		c := s.child
 		s.mu.Unlock()
-		s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
-		s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
+		if changed {
+			s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
+			s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
+		}
 		if c == nil {
 			return nil
 		}
-		return pty.Setsize(c.ptmx, ws)
+		return setSize(c.ptmx, ws)
 	})
-	return f.Stop
-}
-
-// readInput forwards the pane's keystrokes to the child. Between runs they
-// go to the waiting prompt instead (Enter, q, r).
-func (s *Session) readInput() {
-	buf := make([]byte, pumpBufSize)
-	for {
-		n, err := s.term.in.Read(buf)
-		if n > 0 {
-			s.lastInputAt.Store(time.Now().UnixMilli())
-			if c := s.current(); c != nil {
-				c.ptmx.Write(buf[:n]) // Best effort: the child may be exiting.
-			} else {
-				for _, k := range buf[:n] {
-					select {
-					case s.keys <- k:
-					default: // nobody is waiting for keys; drop them
-					}
-				}
-			}
-		}
-		if err != nil {
-			close(s.stdinEOF)
-			return
-		}
-	}
+	return s.resizer.Stop
 }

@@ -101,9 +101,15 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
+	// Notify, not Ignore: a write to a closed stdout pipe must return EPIPE
+	// instead of killing sup (Go's default for fd 1), and an ignored SIGPIPE
+	// would be inherited by the agent through exec.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	sess.SetSignals(sigs)
 	log.Info("socket_listening", "path", sock)
-	return sess.Run(ctx), nil
+	return sess.Run(ctx)
 }
 
 // openLog opens the session log: one file per session, 0600, since even

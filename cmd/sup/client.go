@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,10 @@ func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, brok
 	wd, _ := os.Getwd() // Best effort: only document-path targets need it.
 	s, err := broker.FindTarget(res.Sessions, cmd.Args().First(), wd)
 	if err != nil {
+		// A session that did not answer may be the one the user meant.
+		for _, e := range res.Errors {
+			err = fmt.Errorf("%w\n  (%s did not answer: %v)", err, e.Socket, e.Err)
+		}
 		return err
 	}
 	c, err := ipc.Dial(s.Socket, dialTimeout)
@@ -106,7 +111,7 @@ func historyCommand() *cli.Command {
 	return queryCommand("history", "list the agent's recent exits (the crash ring buffer)", ipc.MethodHistory, func(r ipc.HistoryResult) {
 		fmt.Printf("health %s\n", r.Health)
 		for _, e := range r.Exits {
-			fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, exitText(e))
+			fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, e.Describe())
 		}
 	})
 }
@@ -126,16 +131,9 @@ func printState(w io.Writer, st ipc.State) {
 	row("pane", st.TmuxPane)
 	row("restarts", st.RestartCount)
 	if e := st.LastExit; e != nil {
-		row("last exit", fmt.Sprintf("%s %s at %s", exitText(*e), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
+		row("last exit", fmt.Sprintf("%s %s at %s", e.Describe(), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
 	}
 	tw.Flush()
-}
-
-func exitText(e ipc.ExitInfo) string {
-	if e.Signal != "" {
-		return e.Signal
-	}
-	return fmt.Sprintf("code %d", e.Code)
 }
 
 func injectCommand() *cli.Command {
@@ -262,7 +260,7 @@ func eventsCommand() *cli.Command {
 				for {
 					ev, err := sub.Next()
 					if err != nil {
-						if err == io.EOF {
+						if errors.Is(err, io.EOF) {
 							return nil // the supervisor ended
 						}
 						return err

@@ -1,0 +1,283 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// controlKind names what a socket method asks of the run loop.
+type controlKind string
+
+const (
+	ctrlRestart controlKind = "restart"
+	ctrlResume  controlKind = "resume"
+	ctrlStop    controlKind = "stop"
+)
+
+// control is a request from a socket method to the run loop.
+type control struct {
+	kind  controlKind
+	fresh bool // restart: fresh instead of resume
+	grace bool // stop: graceful
+	reply chan controlReply
+}
+
+type controlReply struct {
+	pid     int
+	resumed bool
+	err     error
+}
+
+// next is what the run loop does after a child's run: spawn again (fresh or
+// resuming), answering a socket request with the new pid, or end sup.
+type next struct {
+	done  bool
+	fresh bool
+	reply chan controlReply
+}
+
+// exitKind says why a child ended: a crash or clean exit goes to the crash
+// tracker; an exit sup caused (restart, stop) does not.
+type exitKind int
+
+const (
+	exitCrash exitKind = iota
+	exitRequested
+)
+
+// supervise waits for the running child to exit or for a request about it.
+func (s *Session) supervise(ctx context.Context, c *child) next {
+	stable := s.stableTimer()
+	defer stable.Stop()
+	for {
+		select {
+		case <-c.done:
+			return s.afterExit(ctx, s.recordExit(c, c.code, c.signal, exitCrash))
+		case <-stable.C:
+			s.mu.Lock()
+			s.tracker.CheckStable(time.Now())
+			s.mu.Unlock()
+		case r := <-s.ctrl:
+			if n, handled := s.control(r, c); handled {
+				return n
+			}
+		case sig := <-s.signals:
+			return s.stop(c, true, "signal "+sig.String())
+		case <-ctx.Done():
+			return s.stop(c, true, "context done")
+		}
+	}
+}
+
+// control applies a socket request. c is the running child, or nil between
+// runs. It reports whether the request ends the current wait.
+func (s *Session) control(r control, c *child) (next, bool) {
+	switch r.kind {
+	case ctrlRestart:
+		s.log.Info("restart_requested", "fresh", r.fresh)
+		if c != nil {
+			s.endChild(c, true, LifecycleRestarting, "restart")
+		}
+		return next{fresh: r.fresh, reply: r.reply}, true
+	case ctrlResume:
+		if s.health() == crash.Halted || c == nil {
+			s.resume()
+		}
+		if c == nil {
+			return next{reply: r.reply}, true
+		}
+		r.reply <- controlReply{pid: c.pid, resumed: c.resumed}
+		return next{}, false
+	case ctrlStop:
+		n := s.stop(c, r.grace, "stop_requested")
+		r.reply <- controlReply{}
+		return n, true
+	}
+	return next{}, false
+}
+
+// stableTimer fires when the running child's run counts as stable.
+func (s *Session) stableTimer() *time.Timer {
+	s.mu.Lock()
+	at, ok := s.tracker.StableAt()
+	s.mu.Unlock()
+	if !ok {
+		return time.NewTimer(time.Duration(1 << 62))
+	}
+	return time.NewTimer(time.Until(at))
+}
+
+// recordExit books a child's end (c is nil when the spawn itself failed):
+// status, history, log, event. Crashes and clean exits go to the crash
+// tracker for a decision; requested exits do not.
+func (s *Session) recordExit(c *child, code int, signal string, kind exitKind) crash.Decision {
+	s.mu.Lock()
+	var d crash.Decision
+	class := "requested"
+	if kind == exitCrash {
+		d = s.tracker.Exited(code, signal, time.Now())
+		class = string(d.Exit.Class)
+	}
+	health := string(s.tracker.Health())
+	s.exitStatus = code
+	s.child = nil
+	s.mu.Unlock()
+	s.in.detach()
+	pid := 0
+	if c != nil {
+		pid = c.pid
+	}
+	s.log.Info("child_exit", "pid", pid, "code", code, "signal", signal, "class", class, "health", health,
+		"consecutive_failures", d.ConsecutiveFailures)
+	s.event("exit", map[string]any{"pid": pid, "code": code, "signal": signal, "class": class, "health": health})
+	s.term.resetModes()
+	return d
+}
+
+// endChild ends c for a requested restart or stop.
+func (s *Session) endChild(c *child, graceful bool, lifecycle, why string) {
+	grace := time.Duration(0)
+	if graceful {
+		grace = s.Plan().Config.StopGrace
+	}
+	s.setLifecycle(lifecycle)
+	c.terminate(grace)
+	s.recordExit(c, c.code, c.signal, exitRequested)
+	s.log.Info("child_ended", "why", why)
+}
+
+// stop ends the child (if any) and then sup.
+func (s *Session) stop(c *child, graceful bool, why string) next {
+	if c != nil {
+		s.endChild(c, graceful, LifecycleStopped, why)
+	}
+	s.setLifecycle(LifecycleStopped)
+	s.log.Info("stop", "why", why)
+	s.event("stopped", map[string]any{"why": why})
+	return next{done: true}
+}
+
+// afterExit applies the crash decision: wait for the human after a clean
+// exit, count down to a restart after a failure, or sit halted.
+func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
+	switch d.Action {
+	case crash.ActionPrompt:
+		s.setLifecycle(LifecycleExited)
+		s.term.say(fmt.Sprintf("agent exited (%d) — Enter to restart, q to quit", d.Exit.Code))
+		if !s.term.inTTY && s.inputEnded() {
+			// Nobody can press Enter: scripts get the child's status.
+			return s.stop(nil, false, "input ended")
+		}
+		return s.wait(ctx, waitSpec{restartKeys: "\r\n", quitOnEOF: !s.term.inTTY})
+	case crash.ActionRestart:
+		s.setLifecycle(LifecycleRestarting)
+		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
+		s.event("restart_scheduled", map[string]any{"delay_ms": d.Delay.Milliseconds(), "class": string(d.Exit.Class)})
+		return s.countdown(ctx, d)
+	default:
+		s.setLifecycle(LifecycleHalted)
+		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
+		s.event("halted", map[string]any{"consecutive_failures": d.ConsecutiveFailures})
+		s.term.say(fmt.Sprintf("halted after %d failures — r to retry, q to quit", d.ConsecutiveFailures))
+		return s.wait(ctx, waitSpec{restartKeys: "rR", resumes: true})
+	}
+}
+
+// countdown shows a one-line countdown, then restarts. Enter restarts at
+// once, q quits.
+func (s *Session) countdown(ctx context.Context, d crash.Decision) next {
+	deadline := time.Now().Add(d.Delay)
+	what := exitInfo(d.Exit.Code, d.Exit.Signal, string(d.Exit.Class), d.Exit.At).Describe()
+	line := func(first bool) {
+		left := max(time.Until(deadline).Round(time.Second), 0)
+		s.term.status(fmt.Sprintf("agent exited (%s, %s) — restarting in %s (Enter: now, q: quit)", what, d.Exit.Class, left), first)
+	}
+	line(true)
+	timer := time.NewTimer(d.Delay)
+	defer timer.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	n := s.wait(ctx, waitSpec{timeout: timer.C, tick: tick.C, onTick: func() { line(false) }, restartKeys: "\r\n"})
+	s.term.status("", false)
+	return n
+}
+
+// waitSpec says what ends a wait between runs besides socket requests,
+// signals and q.
+type waitSpec struct {
+	timeout     <-chan time.Time // restart when it fires
+	tick        <-chan time.Time // call onTick (a countdown line)
+	onTick      func()
+	restartKeys string // keys that spawn again
+	resumes     bool   // a restart key also clears a halt
+	quitOnEOF   bool   // the end of piped input ends sup
+}
+
+// wait blocks until the human or a socket request decides what comes next.
+// Only keys typed after the prompt appeared count.
+func (s *Session) wait(ctx context.Context, w waitSpec) next {
+	s.in.prompt(s.keys)
+	defer s.in.unprompt()
+	eof := s.stdinEOF
+	if s.term.inTTY {
+		eof = nil // a terminal's EOF is a key (Ctrl-D), not the end of input
+	}
+	for {
+		select {
+		case <-w.timeout:
+			return next{}
+		case <-w.tick:
+			w.onTick()
+		case k := <-s.keys:
+			switch {
+			case k == 'q' || k == 'Q' || k == 0x03:
+				return s.stop(nil, false, "quit by key")
+			case strings.IndexByte(w.restartKeys, k) >= 0:
+				if w.resumes {
+					s.resume()
+				}
+				return next{}
+			}
+		case <-eof:
+			if w.quitOnEOF {
+				return s.stop(nil, false, "input ended")
+			}
+			eof = nil // halted: only the socket can resume now; see specs/supervisor.md
+		case r := <-s.ctrl:
+			if n, handled := s.control(r, nil); handled {
+				return n
+			}
+		case sig := <-s.signals:
+			return s.stop(nil, false, "signal "+sig.String())
+		case <-ctx.Done():
+			return s.stop(nil, false, "context done")
+		}
+	}
+}
+
+// resume clears a halt (and any clean-exit wait).
+func (s *Session) resume() {
+	s.mu.Lock()
+	s.tracker.Resume(time.Now())
+	s.mu.Unlock()
+	s.log.Info("resumed")
+	s.event("resumed", nil)
+}
+
+func (s *Session) inputEnded() bool {
+	select {
+	case <-s.stdinEOF:
+		return true
+	default:
+		return false
+	}
+}
+
+func exitInfo(code int, signal, class string, at time.Time) *ipc.ExitInfo {
+	return &ipc.ExitInfo{Code: code, Signal: signal, Class: class, At: at.UnixMilli()}
+}
