@@ -1,10 +1,8 @@
 package supervisor
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
-	"go.yaml.in/yaml/v3"
 )
 
 // Config is $XDG_CONFIG_HOME/sup/config.yaml. Every number has a default, so
@@ -86,10 +83,8 @@ func LoadConfig(configDir string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("read config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, fmt.Errorf("config %s: %w", path, yamlDecodeError(err, &cfg))
+	if err := decodeYAML(data, &cfg); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)

@@ -26,6 +26,7 @@ type CWDInput struct {
 	Flag          string // --cwd, relative to InvocationDir
 	InvocationDir string
 	Frontmatter   string // sup.cwd, relative to the document's directory
+	FrontmatterAt int    // its line in the document, for errors
 	Document      string // absolute path of DOC
 }
 
@@ -46,7 +47,7 @@ func ResolveCWD(in CWDInput) (string, CWDSource, error) {
 	case in.Frontmatter != "":
 		dir, err := configuredDir(in.Frontmatter, docDir)
 		if err != nil {
-			return "", "", fmt.Errorf("frontmatter sup.cwd in %s: %w", in.Document, err)
+			return "", "", fmt.Errorf("%s:%d: frontmatter sup.cwd: %w", in.Document, in.FrontmatterAt, err)
 		}
 		return dir, CWDFromFrontmatter, nil
 	}

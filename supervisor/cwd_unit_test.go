@@ -231,25 +231,25 @@ func TestUnitCWDResolveErrors(t *testing.T) {
 		{
 			name:     "frontmatter missing",
 			in:       CWDInput{Frontmatter: "nope", InvocationDir: inv, Document: doc},
-			prefix:   "frontmatter sup.cwd ",
+			prefix:   doc + ":0: frontmatter sup.cwd: ",
 			contains: []string{doc, "does not exist", filepath.Join(root, "proj/docs/nope")},
 		},
 		{
 			name:     "frontmatter is a file",
 			in:       CWDInput{Frontmatter: "afile", InvocationDir: inv, Document: doc},
-			prefix:   "frontmatter sup.cwd ",
+			prefix:   doc + ":0: frontmatter sup.cwd: ",
 			contains: []string{doc, "not a directory", filepath.Join(root, "proj/docs/afile")},
 		},
 		{
 			name:     "frontmatter missing does not fall through to the project root",
 			in:       CWDInput{Frontmatter: "../nope", InvocationDir: inv, Document: doc},
-			prefix:   "frontmatter sup.cwd ",
+			prefix:   doc + ":0: frontmatter sup.cwd: ",
 			contains: []string{"does not exist", filepath.Join(root, "proj/nope")},
 		},
 		{
 			name:     "frontmatter is relative to the document dir, not the invocation dir",
 			in:       CWDInput{Frontmatter: "onlyinv", InvocationDir: inv, Document: doc},
-			prefix:   "frontmatter sup.cwd ",
+			prefix:   doc + ":0: frontmatter sup.cwd: ",
 			contains: []string{filepath.Join(root, "proj/docs/onlyinv")},
 		},
 	}

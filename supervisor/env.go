@@ -70,10 +70,15 @@ func BuildEnv(in EnvInput) ([]EnvVar, error) {
 		order = sortedKeys(in.Overlay)
 	}
 	for _, k := range order {
-		if _, reserved := in.Sup[k]; reserved || k == "PWD" || strings.HasPrefix(k, "SUP_") {
+		if _, reserved := in.Sup[k]; reserved || reservedEnvName(k) {
 			return nil, fmt.Errorf("frontmatter sup.env.%s: set by sup itself and cannot be overridden", k)
 		}
-		v := os.Expand(in.Overlay[k], func(name string) string { return parent[name] })
+		v := os.Expand(in.Overlay[k], func(name string) string {
+			if name == "$" {
+				return "$" // $$ is a literal dollar sign
+			}
+			return parent[name]
+		})
 		out[k] = EnvVar{k, v, EnvFromFrontmatter}
 	}
 	for k, v := range in.Sup {
@@ -86,6 +91,10 @@ func BuildEnv(in EnvInput) ([]EnvVar, error) {
 	sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
 	return vars, nil
 }
+
+// reservedEnvName reports the variables sup sets for every child (PWD and
+// SUP_*), which a document may not override.
+func reservedEnvName(k string) bool { return k == "PWD" || strings.HasPrefix(k, "SUP_") }
 
 // Environ renders vars as NAME=VALUE strings for exec.Cmd.Env.
 func Environ(vars []EnvVar) []string {

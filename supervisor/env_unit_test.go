@@ -297,3 +297,15 @@ func TestUnitEnvMaskedValue(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitEnvOverlayLiteralDollar(t *testing.T) {
+	vars, err := BuildEnv(EnvInput{Parent: []string{"HOME=/h"}, Overlay: map[string]string{"PRICE": "$$5 at $HOME"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vars {
+		if v.Name == "PRICE" && v.Value != "$5 at /h" {
+			t.Fatalf("PRICE = %q, want %q", v.Value, "$5 at /h")
+		}
+	}
+}

@@ -22,6 +22,7 @@ type Frontmatter struct {
 	Name           string
 	Workspace      string
 	Role           string
+	CWDLine        int // the document line of sup.cwd, for errors
 }
 
 // frontmatterKeys are the keys sup reads inside `sup:`; any other key there is
@@ -72,13 +73,19 @@ func ParseFrontmatter(path string, data []byte) (Frontmatter, error) {
 		return Frontmatter{}, fail(supNode.Line, "sup: must be a map with keys %s, got %s", strings.Join(frontmatterKeys, ", "), kindName(supNode))
 	}
 	var fm Frontmatter
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(supNode.Content); i += 2 {
 		k, v := supNode.Content[i], supNode.Content[i+1]
+		if seen[k.Value] {
+			return Frontmatter{}, fail(k.Line, "sup.%s: given twice", k.Value)
+		}
+		seen[k.Value] = true
 		var err error
 		line := v.Line
 		switch k.Value {
 		case "cwd":
 			fm.CWD, err = scalarString(v)
+			fm.CWDLine = v.Line + lineOffset
 		case "profile":
 			fm.Profile, err = scalarString(v)
 		case "name":
@@ -174,13 +181,17 @@ func stringMap(n *yaml.Node) (map[string]string, []string, int, error) {
 		if !validEnvName(k.Value) {
 			return nil, nil, k.Line, fmt.Errorf("%q is not a valid variable name (letters, digits, _; not starting with a digit)", k.Value)
 		}
+		if reservedEnvName(k.Value) {
+			return nil, nil, k.Line, fmt.Errorf("%s is set by sup itself and cannot be overridden", k.Value)
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, nil, k.Line, fmt.Errorf("%s given twice", k.Value)
+		}
 		s, err := scalarString(v)
 		if err != nil {
 			return nil, nil, v.Line, fmt.Errorf("%s %v", k.Value, err)
 		}
-		if _, dup := out[k.Value]; !dup {
-			order = append(order, k.Value)
-		}
+		order = append(order, k.Value)
 		out[k.Value] = s
 	}
 	return out, order, n.Line, nil

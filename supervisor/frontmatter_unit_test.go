@@ -43,6 +43,7 @@ sup:
 `,
 			want: Frontmatter{
 				CWD:            "../proj",
+				CWDLine:        6,
 				Profile:        "codex",
 				Command:        []string{"codex", "--model", "o3"},
 				Env:            map[string]string{"FOO": "bar", "ZED": "$HOME/x", "ALPHA": "1"},
@@ -77,7 +78,7 @@ sup:
 		{
 			name: "CRLF line endings",
 			doc:  "---\r\ntitle: x\r\nsup:\r\n  name: crlf\r\n  cwd: sub\r\n---\r\nbody\r\n",
-			want: Frontmatter{Name: "crlf", CWD: "sub"},
+			want: Frontmatter{Name: "crlf", CWD: "sub", CWDLine: 5},
 		},
 		{
 			name: "closed by ... line",

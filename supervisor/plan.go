@@ -73,7 +73,7 @@ func Resolve(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cwd, source, err := ResolveCWD(CWDInput{Flag: o.CWD, InvocationDir: o.InvocationDir, Frontmatter: fm.CWD, Document: doc})
+	cwd, source, err := ResolveCWD(CWDInput{Flag: o.CWD, InvocationDir: o.InvocationDir, Frontmatter: fm.CWD, FrontmatterAt: fm.CWDLine, Document: doc})
 	if err != nil {
 		return nil, fmt.Errorf("resolve cwd: %w", err)
 	}

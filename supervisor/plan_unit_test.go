@@ -313,7 +313,7 @@ func TestUnitResolveErrors(t *testing.T) {
 		{"bad --cwd", Options{Document: good, CWD: "nope", InvocationDir: w.inv, Environ: w.environ()},
 			[]string{"--cwd flag", filepath.Join(w.inv, "nope")}},
 		{"overlay of SUP_*", Options{Document: badEnv, InvocationDir: w.root, Environ: w.environ()},
-			[]string{"sup.env.SUP_NAME"}},
+			[]string{"badenv.md:4: sup.env: SUP_NAME is set by sup itself"}},
 		{"unknown profile from frontmatter", Options{Document: badProfile, InvocationDir: w.root, Environ: w.environ()},
 			[]string{`unknown profile "nosuch"`, "claude"}},
 		{"unknown profile from CLI", Options{Document: good, Profile: "nosuch2", InvocationDir: w.root, Environ: w.environ()},
@@ -407,8 +407,8 @@ func TestUnitResolveArgv(t *testing.T) {
 			[]string{`"shdir"`}},
 		{"missing path with slash", Options{Command: []string{"./nope"}},
 			[]string{`"./nope"`, filepath.Join(w.root, "proj/nope")}},
-		{"empty program after expansion", Options{Command: []string{"$UNSET_PROGRAM"}},
-			[]string{"empty program name", "profile claude"}},
+		{"an override is not expanded", Options{Command: []string{"$UNSET_PROGRAM"}},
+			[]string{`"$UNSET_PROGRAM"`, "profile claude", "not found in PATH"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,11 +1,9 @@
 package supervisor
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
 
 //go:embed profiles/*.yaml
@@ -52,7 +48,7 @@ func LoadProfile(configDir, name string) (Profile, error) {
 	p := Profile{Name: name, Source: "builtin"}
 	builtin, berr := builtinProfiles.ReadFile("profiles/" + name + ".yaml")
 	if berr == nil {
-		if err := decodeProfile(builtin, &p); err != nil {
+		if err := decodeYAML(builtin, &p); err != nil {
 			return Profile{}, fmt.Errorf("built-in profile %s: %w", name, err)
 		}
 	}
@@ -61,7 +57,7 @@ func LoadProfile(configDir, name string) (Profile, error) {
 	switch {
 	case uerr == nil:
 		p.Source = userPath
-		if err := decodeProfile(user, &p); err != nil {
+		if err := decodeYAML(user, &p); err != nil {
 			return Profile{}, fmt.Errorf("profile %s: %w", userPath, err)
 		}
 	case !errors.Is(uerr, fs.ErrNotExist):
@@ -91,16 +87,6 @@ func ProfileNames(configDir string) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func decodeProfile(data []byte, p *Profile) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	// An empty file is valid: it overrides nothing.
-	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
-		return yamlDecodeError(err, p)
-	}
-	return nil
 }
 
 func (p Profile) validate() error {

@@ -252,9 +252,11 @@ func TestUnitProfileArgv(t *testing.T) {
 		{"shell default when SHELL unset", shell, nil, "", map[string]string{}, []string{"/bin/sh"}, false},
 		{"shell default when SHELL empty", shell, nil, "", map[string]string{"SHELL": ""}, []string{"/bin/sh"}, false},
 		{"shell default with nil env", shell, nil, "", nil, []string{"/bin/sh"}, false},
-		{"expansion of $VAR and ${VAR}", claude, []string{"$HOME/bin/agent", "--dir=${PROJ}", "${UNSET}x", "${EDITOR:-vi}"}, "",
+		{"profile command expands $VAR and ${VAR}", Profile{Command: []string{"$HOME/bin/agent", "--dir=${PROJ}", "${UNSET}x", "${EDITOR:-vi}"}}, nil, "",
 			map[string]string{"HOME": "/h", "PROJ": "/p", "EDITOR": "nano"}, []string{"/h/bin/agent", "--dir=/p", "x", "nano"}, false},
-		{"default when unset", claude, []string{"${AGENT:-claude}", "${MODE:-fast mode}"}, "", map[string]string{}, []string{"claude", "fast mode"}, false},
+		{"default when unset", Profile{Command: []string{"${AGENT:-claude}", "${MODE:-fast mode}"}}, nil, "", map[string]string{}, []string{"claude", "fast mode"}, false},
+		{"an override is literal", claude, []string{"sh", "-c", "echo $HOME $$ ${X:-y}"}, "", map[string]string{"HOME": "/h"},
+			[]string{"sh", "-c", "echo $HOME $$ ${X:-y}"}, false},
 		{"resume args are not expanded against env", claude, nil, "$HOME", map[string]string{"HOME": "/h"}, []string{"claude", "--resume", "$HOME"}, true},
 	}
 	for _, tt := range tests {

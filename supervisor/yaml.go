@@ -1,8 +1,10 @@
 package supervisor
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"sort"
@@ -10,6 +12,18 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
+
+// decodeYAML decodes a config or profile file strictly into v, which holds
+// the defaults: present keys override them, unknown keys are errors (a typo
+// must not silently leave a default in force), and an empty file is valid.
+func decodeYAML(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return yamlDecodeError(err, v)
+	}
+	return nil
+}
 
 var unknownField = regexp.MustCompile(`^(line \d+): field (\S+) not found in type \S+$`)
 
