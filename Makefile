@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install run test unit fuzz lint bench-pump clean
+.PHONY: all build install run test unit fuzz lint bench-pump agents clean
 
 all: build
 
@@ -40,6 +40,18 @@ lint:
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+# The real agent CLIs the real-agent tests drive, pinned in
+# .agents/package.json, into .agents/node_modules (git-ignored). Skipped when
+# the pinned versions are already there. --ignore-scripts: the tests run the
+# native binaries inside the per-platform packages (internal/agenttest
+# AgentBin), so claude's postinstall, which only copies that binary over a
+# stub and wants a newer node than Debian ships, is not needed.
+AGENTS_PINNED = const p = require("./.agents/package.json"); for (const [n, v] of Object.entries(p.dependencies)) if (require("./.agents/node_modules/" + n + "/package.json").version !== v) process.exit(1)
+agents:
+	@if node -e '$(AGENTS_PINNED)' 2>/dev/null; \
+	then echo "agents: pinned versions already installed in .agents/"; \
+	else npm install --prefix .agents --no-audit --no-fund --ignore-scripts; fi
 
 clean:
 	rm -rf bin

@@ -37,6 +37,13 @@ type Tmux struct {
 	t testing.TB
 }
 
+// DefaultCols and DefaultRows are the size of the windows [Tmux.NewWindow]
+// creates.
+const (
+	DefaultCols = 120
+	DefaultRows = 40
+)
+
 // tmuxTimeout bounds every tmux command, so that a wedged server fails the
 // test instead of hanging it.
 const tmuxTimeout = 10 * time.Second
@@ -66,7 +73,7 @@ func NewTmux(t testing.TB) *Tmux {
 		"set-option", "-g", "status", "off", ";",
 		"set-option", "-g", "remain-on-exit", "on", ";",
 		"set-option", "-g", "default-shell", "/bin/sh", ";",
-		"new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "sleep 86400", ";",
+		"new-session", "-d", "-s", "main", "-x", strconv.Itoa(DefaultCols), "-y", strconv.Itoa(DefaultRows), "sleep 86400", ";",
 		"display-message", "-p", "#{pid} #{socket_path}")
 	// Register cleanup even on error: the server may be half up.
 	t.Cleanup(m.cleanup)
@@ -136,11 +143,34 @@ func (m *Tmux) NewWindowDir(dir string, env map[string]string, argv ...string) s
 	if len(argv) == 0 {
 		m.t.Fatal("NewWindow: no command")
 	}
+	return m.must(newWindowArgs(dir, env, argv)...)
+}
+
+func newWindowArgs(dir string, env map[string]string, argv []string) []string {
 	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}
 	if dir != "" {
 		args = append(args, "-c", dir)
 	}
-	return m.must(append(args, ShellCommand(env, argv...))...)
+	return append(args, ShellCommand(env, argv...))
+}
+
+// NewWindowSize is [Tmux.NewWindowDir] with a window of cols x rows from
+// the start, so the program never sees another size. While no client is
+// attached tmux sizes new windows by the session's default-size; it is set
+// for this one window and put back in the same command (putting it back
+// leaves the new window alone). An attached client imposes its own size.
+func (m *Tmux) NewWindowSize(dir string, cols, rows int, env map[string]string, argv ...string) string {
+	m.t.Helper()
+	if len(argv) == 0 {
+		m.t.Fatal("NewWindowSize: no command")
+	}
+	setSize := func(c, r int) []string {
+		return []string{"set-option", "-t", "main", "default-size", fmt.Sprintf("%dx%d", c, r)}
+	}
+	args := append(setSize(cols, rows), ";")
+	args = append(args, newWindowArgs(dir, env, argv)...)
+	args = append(args, ";")
+	return m.must(append(args, setSize(DefaultCols, DefaultRows)...)...)
 }
 
 // ShellCommand returns a /bin/sh command line that runs argv with env

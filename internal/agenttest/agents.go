@@ -1,0 +1,115 @@
+// Package agenttest runs the real agent CLIs (Claude Code, Codex) in tests,
+// offline: it finds the pinned binaries `make agents` installed into
+// .agents/, prepares private sandboxes (HOME, first-run screens answered,
+// permission prompts on) pointed at a [fakemodel] stand-in, and starts an
+// agent under `sup start` in a tmux pane in one call.
+//
+// Without the binaries a test skips, naming `make agents`; in CI (CI set)
+// it fails instead, since driving the real agents is the point there.
+// specs/testing.md tells what the agents do and how to extend the tests.
+package agenttest
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+// InstallHint is the command that installs the real agents.
+const InstallHint = "make agents"
+
+// AgentsDir returns .agents/ at the module root, where `make agents`
+// installs the pinned CLIs (.agents/package.json).
+func AgentsDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(testutil.ModuleRoot(t), ".agents")
+}
+
+// AgentBin returns the path of the native binary of the real agent CLI
+// name ("claude", "codex") installed under .agents/node_modules. When it
+// is not installed the test fails in CI and is skipped elsewhere, with a
+// message naming `make agents`; this is the only skip the real-agent tests
+// allow.
+func AgentBin(t testing.TB, name string) string {
+	t.Helper()
+	return agentBinIn(t, filepath.Join(AgentsDir(t), "node_modules"), name)
+}
+
+func agentBinIn(t testing.TB, nodeModules, name string) string {
+	t.Helper()
+	path, err := FindAgentBin(nodeModules, name)
+	if err == nil {
+		return path
+	}
+	msg := fmt.Sprintf("real %s not installed: %v; install the pinned agent CLIs with `%s`", name, err, InstallHint)
+	if InCI() {
+		t.Fatal(msg + " (CI must run the real-agent tests: fix the install, do not skip)")
+		return ""
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// InCI reports whether the tests run in CI: CI is set to anything but
+// "", "0" or "false", as CI services and .ci/run do.
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "0" && v != "false"
+}
+
+// FindAgentBin finds the native executable called name below nodeModules.
+// The npm packages ship their binaries in per-platform optional
+// dependencies (@anthropic-ai/claude-code-linux-x64/claude,
+// @openai/codex-linux-x64/vendor/<triple>/bin/codex) and only link a
+// wrapper or stub into .bin, whose postinstall may not have run: so look
+// for the real file, an executable ELF named name, wherever the platform
+// package put it. With several (glibc and musl builds) the first in path
+// order wins.
+func FindAgentBin(nodeModules, name string) (string, error) {
+	if _, err := os.Stat(nodeModules); err != nil {
+		return "", fmt.Errorf("find %s: %w", name, err)
+	}
+	var found []string
+	err := filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Name() != name || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Mode()&0o111 != 0 && isELF(path) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("find %s under %s: %w", name, nodeModules, err)
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("no native %s executable under %s", name, nodeModules)
+	}
+	sort.Strings(found)
+	return found[0], nil
+}
+
+// isELF reports whether path is an ELF file (not a shell or node stub).
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, len(elf.ELFMAG))
+	if _, err := io.ReadFull(f, magic); err != nil {
+		return false
+	}
+	return bytes.Equal(magic, []byte(elf.ELFMAG))
+}

@@ -1,0 +1,93 @@
+package agenttest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyExec copies this test binary (an ELF) to path.
+func copyExec(t *testing.T, path string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFindAgentBin(t *testing.T) {
+	nm := t.TempDir()
+	// What npm leaves when claude's postinstall did not run: a stub in
+	// the wrapper package, the binary in the platform package.
+	writeSandboxFile(t, filepath.Join(nm, "@anthropic-ai", "claude-code", "bin", "claude.exe"), "#!/bin/sh\necho stub\n")
+	writeSandboxFile(t, filepath.Join(nm, ".bin", "claude"), "#!/bin/sh\necho stub\n")
+	if err := os.Chmod(filepath.Join(nm, ".bin", "claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	native := filepath.Join(nm, "@anthropic-ai", "claude-code-linux-x64", "claude")
+	copyExec(t, native)
+	codex := filepath.Join(nm, "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
+	copyExec(t, codex)
+
+	for name, want := range map[string]string{"claude": native, "codex": codex} {
+		got, err := FindAgentBin(nm, name)
+		if err != nil || got != want {
+			t.Errorf("FindAgentBin(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := FindAgentBin(nm, "gemini"); err == nil || !strings.Contains(err.Error(), "no native gemini") {
+		t.Errorf("FindAgentBin(gemini) error %v", err)
+	}
+	if _, err := FindAgentBin(filepath.Join(nm, "missing"), "claude"); err == nil {
+		t.Error("FindAgentBin in a missing dir: no error")
+	}
+}
+
+// recordTB records Skip and Fatal instead of ending the test.
+type recordTB struct {
+	testing.TB
+	skipped, fatal string
+}
+
+func (r *recordTB) Helper()             {}
+func (r *recordTB) Skip(args ...any)    { r.skipped = fmt.Sprint(args...) }
+func (r *recordTB) Fatal(args ...any)   { r.fatal = fmt.Sprint(args...) }
+func (r *recordTB) Failed() bool        { return r.fatal != "" }
+func (r *recordTB) Logf(string, ...any) {}
+
+func TestAgentBinMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "node_modules")
+	t.Setenv("CI", "")
+	r := &recordTB{TB: t}
+	agentBinIn(r, missing, "claude")
+	if r.fatal != "" || !strings.Contains(r.skipped, "make agents") {
+		t.Fatalf("outside CI: skipped %q, fatal %q; want a skip naming make agents", r.skipped, r.fatal)
+	}
+	t.Setenv("CI", "true")
+	r = &recordTB{TB: t}
+	agentBinIn(r, missing, "claude")
+	if r.skipped != "" || !strings.Contains(r.fatal, "make agents") {
+		t.Fatalf("in CI: skipped %q, fatal %q; want a failure naming make agents", r.skipped, r.fatal)
+	}
+}
+
+func TestInCI(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "false": false, "true": true, "1": true} {
+		t.Setenv("CI", v)
+		if got := InCI(); got != want {
+			t.Errorf("CI=%q: InCI() = %v", v, got)
+		}
+	}
+}
