@@ -10,6 +10,10 @@ type Options struct {
 	Untrusted  bool              // Start helpers: leave the project dir untrusted, so the trust dialog shows
 	Env        map[string]string // added to the pane's environment, after the sandbox's
 	SupConfig  string            // $XDG_CONFIG_HOME/sup/config.yaml for sup start
+	// BeforeStart run in order once the agent's pane exists, before sup
+	// starts in it (the pane waits on a tmux channel meanwhile): to attach
+	// a recorder to the pane, or change the sandbox or project first.
+	BeforeStart []func(*Agent)
 
 	// ClaudeUnapprovedKey leaves the API key out of customApiKeyResponses,
 	// so Claude Code asks whether to use it.
@@ -53,6 +57,12 @@ func WithEnv(key, value string) Option {
 // WithSupConfig writes yaml as sup's config.yaml (crash policy, grace).
 func WithSupConfig(yaml string) Option {
 	return func(o *Options) { o.SupConfig = yaml }
+}
+
+// WithBeforeStart runs f with the agent's pane made but sup not yet started
+// in it; see Options.BeforeStart.
+func WithBeforeStart(f func(*Agent)) Option {
+	return func(o *Options) { o.BeforeStart = append(o.BeforeStart, f) }
 }
 
 // WithClaudeUnapprovedKey makes Claude Code ask about the API key.

@@ -98,12 +98,40 @@ func StartUnderSup(t testing.TB, tm *testutil.Tmux, s SupStart, o Options) *Agen
 	writeSandboxFile(t, doc, fmt.Sprintf("---\nsup:\n  env_passthrough: %s\n---\n# %s under sup, started by agenttest\n", quoted, s.Profile))
 
 	unsetInherited(t, tm, env)
-	pane := tm.NewWindowSize(s.Dir, o.Cols, o.Rows, env, sup, "start", "--profile", s.Profile, doc)
+	argv := []string{sup, "start", "--profile", s.Profile, doc}
+	gate := ""
+	if len(o.BeforeStart) > 0 {
+		gate = "agenttest-start-" + filepath.Base(rt)
+		argv = gatedCommand(t, tm, gate, argv)
+	}
+	pane := tm.NewWindowSize(s.Dir, o.Cols, o.Rows, env, argv...)
 	a := &Agent{Tmux: tm, Pane: pane, Model: s.Model, Dir: s.Dir, Doc: doc, Home: s.Home, Env: env, Sup: sup, T: t}
 	// Runs before tm's own cleanup (registered earlier), while the pane
 	// still shows what went wrong.
 	t.Cleanup(func() { a.shutdown("SUP_RUNTIME_DIR=" + rt) })
+	if gate != "" {
+		for _, f := range o.BeforeStart {
+			f(a)
+		}
+		if _, err := tm.Run("wait-for", "-S", gate); err != nil {
+			t.Fatalf("start sup in pane %s: %v", pane, err)
+		}
+	}
 	return a
+}
+
+// gatedCommand wraps argv so that it runs only once the tmux channel gate
+// is signalled (`tmux wait-for -S gate`; a signal sent before the wait
+// counts). The wait writes nothing to the pane, and exec hands the pane's
+// process over to argv.
+func gatedCommand(t testing.TB, tm *testutil.Tmux, gate string, argv []string) []string {
+	t.Helper()
+	tmuxBin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatalf("tmux: %v", err)
+	}
+	script := `"$1" -S "$2" wait-for "$3" && shift 3 && exec "$@"`
+	return append([]string{"/bin/sh", "-c", script, "sh", tmuxBin, tm.SocketPath, gate}, argv...)
 }
 
 // shutdownTimeout covers sup's stop grace (5 s) and a little more.
