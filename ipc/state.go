@@ -102,3 +102,24 @@ func (e ExitInfo) Describe() string {
 	}
 	return "code " + strconv.Itoa(e.Code)
 }
+
+// HookParams are the params of `hook`: the part of an agent's hook payload
+// sup uses, extracted by `sup hook` so that a huge or odd payload never
+// reaches the supervisor whole.
+type HookParams struct {
+	Agent            string `msgpack:"agent"`                       // claude, codex, gemini
+	Event            string `msgpack:"event"`                       // hook_event_name, or agent-turn-complete
+	SessionID        string `msgpack:"session_id,omitempty"`        // the agent's conversation id
+	TranscriptPath   string `msgpack:"transcript_path,omitempty"`   // Claude's transcript JSONL
+	Source           string `msgpack:"source,omitempty"`            // SessionStart: startup, resume, clear, compact
+	ToolName         string `msgpack:"tool_name,omitempty"`         // PermissionRequest, PreToolUse, ...
+	Command          string `msgpack:"command,omitempty"`           // the tool's command, trimmed
+	Message          string `msgpack:"message,omitempty"`           // last assistant message or notification text, trimmed
+	NotificationType string `msgpack:"notification_type,omitempty"` // permission_prompt, elicitation_dialog, ...
+}
+
+// HookResult answers `hook`.
+type HookResult struct {
+	Applied bool   `msgpack:"applied" json:"applied"` // false: ignored (another session id, or says nothing)
+	Why     string `msgpack:"why,omitempty" json:"why,omitempty"`
+}

@@ -15,10 +15,17 @@ import (
 // Config is $XDG_CONFIG_HOME/sup/config.yaml. Every number has a default, so
 // the file is optional and may hold only what the user changes.
 type Config struct {
-	DefaultProfile string        `yaml:"default_profile"`
-	StopGrace      time.Duration `yaml:"stop_grace"` // SIGTERM → SIGKILL of the child's group
-	Crash          CrashConfig   `yaml:"crash"`
-	Socket         SocketConfig  `yaml:"socket"`
+	DefaultProfile string         `yaml:"default_profile"`
+	StopGrace      time.Duration  `yaml:"stop_grace"` // SIGTERM → SIGKILL of the child's group
+	Crash          CrashConfig    `yaml:"crash"`
+	Socket         SocketConfig   `yaml:"socket"`
+	Activity       ActivityConfig `yaml:"activity"`
+}
+
+// ActivityConfig tunes activity detection (zero: defaults).
+type ActivityConfig struct {
+	QuietWindow time.Duration `yaml:"quiet_window"` // keys within it make the operator busy (20s)
+	HookHold    time.Duration `yaml:"hook_hold"`    // how long a hook outranks the screen (3s)
 }
 
 // CrashConfig is the YAML face of crash.Policy.
@@ -101,6 +108,9 @@ func (c Config) validate() error {
 	}
 	if err := crash.Policy(c.Crash).Validate(); err != nil {
 		return fmt.Errorf("crash: %w", err)
+	}
+	if c.Activity.QuietWindow < 0 || c.Activity.HookHold < 0 {
+		return fmt.Errorf("activity: quiet_window and hook_hold must be positive durations such as 20s")
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

@@ -134,7 +134,9 @@ func (s *Session) readInput() {
 	for {
 		n, err := s.term.in.Read(buf)
 		if n > 0 {
-			s.lastInputAt.Store(time.Now().UnixMilli())
+			s.mu.Lock()
+			s.act.Key(time.Now())
+			s.mu.Unlock()
 			s.in.route(buf[:n])
 		}
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
 // controlKind names what a socket method asks of the run loop.
@@ -168,6 +169,7 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 	switch d.Action {
 	case crash.ActionPrompt:
 		s.setLifecycle(LifecycleExited)
+		s.lifecycleSignal("exited", activity.Ready, "exited", true)
 		s.term.say(fmt.Sprintf("agent exited (%d) — Enter to restart, q to quit", d.Exit.Code))
 		if !s.term.inTTY && s.inputEnded() {
 			// Nobody can press Enter: scripts get the child's status.
@@ -176,11 +178,13 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		return s.wait(ctx, waitSpec{restartKeys: "\r\n", quitOnEOF: !s.term.inTTY})
 	case crash.ActionRestart:
 		s.setLifecycle(LifecycleRestarting)
+		s.lifecycleSignal("crashed", activity.Error, "restarting", false)
 		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
 		s.event("restart_scheduled", map[string]any{"delay_ms": d.Delay.Milliseconds(), "class": string(d.Exit.Class)})
 		return s.countdown(ctx, d)
 	default:
 		s.setLifecycle(LifecycleHalted)
+		s.lifecycleSignal("halted", activity.Error, "halted", true)
 		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
 		s.event("halted", map[string]any{"consecutive_failures": d.ConsecutiveFailures})
 		s.term.say(fmt.Sprintf("halted after %d failures — r to retry, q to quit", d.ConsecutiveFailures))

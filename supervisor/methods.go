@@ -21,11 +21,12 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodResume:  s.handleResume,
 		ipc.MethodScreen:  s.handleScreen,
 		ipc.MethodHistory: s.handleHistory,
+		ipc.MethodHook:    s.handleHook,
 	}
 }
 
 // Events lists the event names the session publishes.
-var Events = []string{"lifecycle", "resize", "client"}
+var Events = []string{"lifecycle", "activity", "resize", "client"}
 
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {
@@ -33,22 +34,21 @@ func (s *Session) State() ipc.State {
 	defer s.mu.Unlock()
 	p := s.plan
 	st := ipc.State{
-		SessionID:      p.SessionID,
-		Name:           p.Name,
-		Workspace:      p.Workspace,
-		Role:           p.Role,
-		Profile:        p.Profile.Name,
-		Document:       p.Document,
-		CWD:            p.CWD,
-		CWDSource:      string(p.CWDSource),
-		SupPID:         os.Getpid(),
-		TmuxPane:       s.tmuxPane,
-		Lifecycle:      s.lifecycle,
-		Activity:       "unknown",
-		Reason:         reasonFor(s.lifecycle),
-		Health:         string(s.tracker.Health()),
-		RestartCount:   max(s.spawns-1, 0),
-		LastInputAt:    s.lastInputAt.Load(),
+		SessionID: p.SessionID,
+		Name:      p.Name,
+		Workspace: p.Workspace,
+		Role:      p.Role,
+		Profile:   p.Profile.Name,
+		Document:  p.Document,
+		CWD:       p.CWD,
+		CWDSource: string(p.CWDSource),
+		SupPID:    os.Getpid(),
+		TmuxPane:  s.tmuxPane,
+		Lifecycle: s.lifecycle,
+
+		Health:       string(s.tracker.Health()),
+		RestartCount: max(s.spawns-1, 0),
+
 		LastOutputAt:   s.output.lastWrite.Load(),
 		AgentSessionID: s.agentSessionID,
 		Triggers:       map[string]int{},
@@ -57,18 +57,17 @@ func (s *Session) State() ipc.State {
 	if s.child != nil {
 		st.PID = s.child.pid
 	}
+	act := s.act.State(time.Now())
+	st.Activity = string(act.Activity)
+	st.Reason = act.Reason
+	st.Summary = act.Summary
+	st.WaitingSince = unixMilli(act.WaitingSince)
+	st.OperatorBusy = act.OperatorBusy
+	st.LastInputAt = unixMilli(act.LastInputAt)
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
 	}
 	return st
-}
-
-func reasonFor(lifecycle string) string {
-	switch lifecycle {
-	case LifecycleExited, LifecycleHalted, LifecycleStopped:
-		return lifecycle
-	}
-	return ""
 }
 
 func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {

@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/resize"
+	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
 // Lifecycle values of `state`.
@@ -46,8 +46,7 @@ type Session struct {
 	done      chan struct{} // closed when Run returns
 	startedAt time.Time
 
-	lastInputAt atomic.Int64 // unix ms
-	in          inputRouter
+	in inputRouter
 
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
@@ -58,6 +57,8 @@ type Session struct {
 	attempts       int // spawn attempts; the first uses the plan sup started with
 	spawns         int // successful spawns; restart_count is spawns-1
 	agentSessionID string
+	transcriptPath string
+	act            *activity.Tracker
 	exitStatus     int
 }
 
@@ -79,6 +80,10 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		startedAt: time.Now(),
 		plan:      plan,
 		tracker:   crash.NewTracker(plan.Config.Crash.Policy()),
+		act: activity.NewTracker(activity.Config{
+			QuietWindow: plan.Config.Activity.QuietWindow,
+			HookHold:    plan.Config.Activity.HookHold,
+		}),
 		lifecycle: LifecycleStarting,
 	}
 }

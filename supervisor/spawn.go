@@ -5,6 +5,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/resize"
+	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
 // spawn resolves the plan again (the document, its frontmatter and the
@@ -68,6 +69,7 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
 	s.log.Info("child_spawn", "pid", c.pid, "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.pid, "mode": mode})
+	s.lifecycleSignal("spawn", activity.Unknown, "", false)
 	return c, nil
 }
 

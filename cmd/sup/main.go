@@ -30,6 +30,8 @@ func run(ctx context.Context, args []string) int {
 			startCommand(command),
 			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
+			hooksCommand(),
+			hookCommand(),
 		},
 		Version: versionString(),
 	}

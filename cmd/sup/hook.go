@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sup-tmux/sup/hooks"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+)
+
+// hookBudget is all the time `sup hook` may take: it runs inside the
+// agent's turn, so it must never slow or break the agent, whatever happens
+// to sup.
+const hookBudget = 90 * time.Millisecond
+
+// maxHookPayload bounds what is read from stdin; a larger payload is dropped.
+const maxHookPayload = 4 << 20
+
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "forward an agent hook payload (stdin, or the last argument for Codex notify) to $SUP_SOCKET; always exits 0, prints nothing",
+		ArgsUsage: "[PAYLOAD]",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "agent", Value: "claude", Usage: "claude, codex or gemini"}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			// Whatever is slow below, the agent gets its exit 0 in time.
+			watchdog := time.AfterFunc(hookBudget, func() { os.Exit(0) })
+			defer watchdog.Stop()
+			forwardHook(ctx, cmd.String("agent"), cmd.Args().Slice())
+			return nil
+		},
+	}
+}
+
+func forwardHook(ctx context.Context, agent string, args []string) {
+	sock := os.Getenv("SUP_SOCKET")
+	if sock == "" {
+		return // the agent runs outside sup
+	}
+	var data []byte
+	if len(args) > 0 {
+		data = []byte(args[len(args)-1])
+	} else {
+		b, err := io.ReadAll(io.LimitReader(os.Stdin, maxHookPayload+1))
+		if err != nil || len(b) > maxHookPayload {
+			return
+		}
+		data = b
+	}
+	p, err := hooks.Parse(agent, data)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(hookBudget - 10*time.Millisecond)
+	c, err := ipc.Dial(sock, time.Until(deadline))
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	c.Call(ctx, ipc.MethodHook, p, nil) // Best effort: sup may be gone or busy.
+}

@@ -1,0 +1,79 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// maxField bounds every text field sent to the supervisor: summaries are
+// one line of a list, and a payload may carry a whole file's diff.
+const maxField = 4 << 10
+
+// Parse extracts what the supervisor needs from an agent's hook payload:
+// Claude Code and Gemini CLI hooks (and Codex's Claude-style hooks.json)
+// send JSON on stdin with hook_event_name; Codex's notify passes JSON as its
+// last argument with type agent-turn-complete.
+func Parse(agent string, data []byte) (ipc.HookParams, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return ipc.HookParams{}, fmt.Errorf("hook payload is not a JSON object: %w", err)
+	}
+	p := ipc.HookParams{Agent: agent}
+	if typ, _ := raw["type"].(string); typ != "" && raw["hook_event_name"] == nil {
+		// Codex notify.
+		p.Agent = "codex"
+		p.Event = typ
+		p.SessionID = str(raw["thread-id"])
+		p.Message = str(raw["last-assistant-message"])
+		if titleThread(raw["input-messages"]) {
+			return ipc.HookParams{}, fmt.Errorf("codex notify for its title side thread: ignored")
+		}
+		return p, nil
+	}
+	p.Event = str(raw["hook_event_name"])
+	if p.Event == "" {
+		return ipc.HookParams{}, fmt.Errorf("hook payload has neither hook_event_name nor type")
+	}
+	p.SessionID = str(raw["session_id"])
+	p.TranscriptPath = str(raw["transcript_path"])
+	p.Source = str(raw["source"])
+	p.ToolName = str(raw["tool_name"])
+	p.NotificationType = str(raw["notification_type"])
+	p.Message = str(raw["last_assistant_message"])
+	if p.Message == "" {
+		p.Message = str(raw["message"])
+	}
+	if in, ok := raw["tool_input"].(map[string]any); ok {
+		p.Command = str(in["command"])
+		if p.Command == "" {
+			p.Command = str(in["file_path"])
+		}
+	}
+	return p, nil
+}
+
+// titleThread recognises the side conversation Codex starts to name a
+// thread: its notify fires first, with another thread id, and must not be
+// taken for the agent's turn.
+func titleThread(msgs any) bool {
+	list, _ := msgs.([]any)
+	for _, m := range list {
+		if s, _ := m.(string); strings.HasPrefix(s, "Generate a concise, single-line task title") {
+			return true
+		}
+	}
+	return false
+}
+
+// str returns v as a bounded, valid UTF-8 string ("" for non-strings).
+func str(v any) string {
+	s, _ := v.(string)
+	if len(s) > maxField {
+		s = s[:maxField]
+	}
+	return strings.ToValidUTF8(s, string(utf8.RuneError))
+}

@@ -1,0 +1,54 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseClaudePermissionRequest(t *testing.T) {
+	p, err := Parse("claude", []byte(`{"session_id":"abc","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PermissionRequest",
+		"permission_mode":"default","tool_name":"Bash","tool_input":{"command":"touch made.txt","description":"make a file"},
+		"permission_suggestions":[{"type":"addRules"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Agent != "claude" || p.Event != "PermissionRequest" || p.SessionID != "abc" || p.ToolName != "Bash" ||
+		p.Command != "touch made.txt" || p.TranscriptPath != "/t.jsonl" {
+		t.Fatalf("parsed %+v", p)
+	}
+}
+
+func TestParseClaudeStopAndSessionStart(t *testing.T) {
+	p, _ := Parse("claude", []byte(`{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"All done.","stop_hook_active":false}`))
+	if p.Event != "Stop" || p.Message != "All done." {
+		t.Fatalf("stop: %+v", p)
+	}
+	p, _ = Parse("claude", []byte(`{"session_id":"s2","hook_event_name":"SessionStart","source":"resume","model":"x"}`))
+	if p.Source != "resume" || p.SessionID != "s2" {
+		t.Fatalf("session start: %+v", p)
+	}
+}
+
+func TestParseCodexNotify(t *testing.T) {
+	p, err := Parse("codex", []byte(`{"type":"agent-turn-complete","thread-id":"th1","turn-id":"t","cwd":"/p","client":"codex-tui",
+		"input-messages":["RUN: ls"],"last-assistant-message":"done: ok"}`))
+	if err != nil || p.Event != "agent-turn-complete" || p.SessionID != "th1" || p.Message != "done: ok" {
+		t.Fatalf("notify: %+v %v", p, err)
+	}
+	if _, err := Parse("codex", []byte(`{"type":"agent-turn-complete","thread-id":"side","input-messages":["Generate a concise, single-line task title for this"]}`)); err == nil {
+		t.Fatal("the title side thread's notify must be ignored")
+	}
+}
+
+func TestParseBadInput(t *testing.T) {
+	for _, in := range []string{"", "garbage", "[1,2]", `{"no":"event"}`, "\x00\xff"} {
+		if _, err := Parse("claude", []byte(in)); err == nil {
+			t.Fatalf("Parse(%q): want an error", in)
+		}
+	}
+	huge := `{"hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 1<<20) + `"}`
+	p, err := Parse("claude", []byte(huge))
+	if err != nil || len(p.Message) != maxField {
+		t.Fatalf("huge payload: %d bytes, %v", len(p.Message), err)
+	}
+}

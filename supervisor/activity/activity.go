@@ -1,0 +1,71 @@
+package activity
+
+import "time"
+
+// Activity is what the agent is doing, as `state` reports it.
+type Activity string
+
+// The activities. Unknown until the first signal.
+const (
+	Unknown           Activity = "unknown"
+	Ready             Activity = "ready"
+	Busy              Activity = "busy"
+	NeedsConfirmation Activity = "needs_confirmation"
+	Error             Activity = "error"
+)
+
+// Source says where a signal came from; a higher source outranks a lower.
+type Source int
+
+// Sources in rank order.
+const (
+	SourceScreen    Source = iota + 1 // a classifier rule on the rendered screen
+	SourceStream                      // OSC title, OSC 9, BEL, OSC 7501 in the output
+	SourceHook                        // the agent's own hook or notify
+	SourceLifecycle                   // sup itself: spawn, exit, halt
+)
+
+func (s Source) String() string {
+	switch s {
+	case SourceScreen:
+		return "screen"
+	case SourceStream:
+		return "stream"
+	case SourceHook:
+		return "hook"
+	case SourceLifecycle:
+		return "lifecycle"
+	}
+	return "none"
+}
+
+// Signal is one observation.
+type Signal struct {
+	Source   Source
+	Rule     string // what produced it: "hook:Stop", "title:spinner", a pack rule name
+	Activity Activity
+	Reason   string // display only: permission, stopped, exited, halted, ...
+	Summary  string // the command awaiting approval, the last assistant message
+	Stuck    bool   // the session now waits on the human (see Stuck)
+	At       time.Time
+}
+
+// State is the tracker's view at one moment.
+type State struct {
+	Activity     Activity
+	Reason       string
+	Summary      string
+	Source       Source
+	Rule         string
+	Since        time.Time // when Activity last changed
+	Stuck        bool
+	WaitingSince time.Time // when the session became stuck; zero while not stuck
+	LastInputAt  time.Time
+	OperatorBusy bool // keys within the quiet window
+}
+
+// Stuck reports whether an agent showing a waits on the human: a finished
+// turn or a prompt. Why it waits never matters for the queue. Lifecycle
+// signals say it themselves: a halted session (activity error) is stuck, a
+// child sup is about to restart is not.
+func Stuck(a Activity) bool { return a == Ready || a == NeedsConfirmation }

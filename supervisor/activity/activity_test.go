@@ -1,0 +1,117 @@
+package activity
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func hook(event string, d time.Duration) Signal {
+	s, ok := HookSignal(HookEvent{Event: event, ToolName: "Bash", Command: "touch x", Message: "done it"}, at(d))
+	if !ok {
+		panic("no signal for " + event)
+	}
+	return s
+}
+
+// A Claude turn with a permission prompt: the prompt fires no Stop, the
+// approval fires PostToolUse then Stop.
+func TestPermissionTurn(t *testing.T) {
+	tr := NewTracker(Config{})
+	steps := []struct {
+		sig          Signal
+		want         Activity
+		waitingSince time.Duration // -1: not stuck
+	}{
+		{hook("UserPromptSubmit", 0), Busy, -1},
+		{hook("PreToolUse", time.Second), Busy, -1},
+		{hook("PermissionRequest", 2*time.Second), NeedsConfirmation, 2 * time.Second},
+		{hook("PostToolUse", 10*time.Second), Busy, -1},
+		{hook("Stop", 11*time.Second), Ready, 11 * time.Second},
+	}
+	for i, st := range steps {
+		tr.Observe(st.sig)
+		got := tr.State(st.sig.At)
+		if got.Activity != st.want {
+			t.Fatalf("step %d (%s): activity %s, want %s", i, st.sig.Rule, got.Activity, st.want)
+		}
+		if st.waitingSince < 0 && !got.WaitingSince.IsZero() || st.waitingSince >= 0 && !got.WaitingSince.Equal(at(st.waitingSince)) {
+			t.Fatalf("step %d (%s): waiting since %v, want %v", i, st.sig.Rule, got.WaitingSince, st.waitingSince)
+		}
+	}
+	if st := tr.State(at(12 * time.Second)); st.Reason != "stopped" || st.Summary != "done it" || st.Source != SourceHook {
+		t.Fatalf("after Stop: %+v", st)
+	}
+}
+
+func TestPermissionSummaryAndNotification(t *testing.T) {
+	s, _ := HookSignal(HookEvent{Event: "PermissionRequest", ToolName: "Bash", Command: "rm -rf build\necho more"}, t0)
+	if s.Summary != "Bash: rm -rf build" || s.Reason != "permission" {
+		t.Fatalf("summary %q reason %q", s.Summary, s.Reason)
+	}
+	if _, ok := HookSignal(HookEvent{Event: "Notification", NotificationType: "idle_prompt"}, t0); ok {
+		t.Fatal("an idle reminder must not change activity")
+	}
+	s, ok := HookSignal(HookEvent{Event: "Notification", NotificationType: "permission_prompt", Message: "Claude needs your permission"}, t0)
+	if !ok || s.Activity != NeedsConfirmation {
+		t.Fatalf("permission notification: %+v %v", s, ok)
+	}
+	for _, ev := range []string{"SessionStart", "SessionEnd", "Nonsense"} {
+		if _, ok := HookSignal(HookEvent{Event: ev}, t0); ok {
+			t.Fatalf("%s must not change activity", ev)
+		}
+	}
+	long := strings.Repeat("é", 500)
+	if s, _ := HookSignal(HookEvent{Event: "Stop", Message: long}, t0); len([]rune(s.Summary)) != maxSummary {
+		t.Fatalf("summary of %d runes, want %d", len([]rune(s.Summary)), maxSummary)
+	}
+}
+
+// Stuck → stuck keeps the queue position: the human has not acted.
+func TestStuckToStuckKeepsWaitingSince(t *testing.T) {
+	tr := NewTracker(Config{})
+	tr.Observe(hook("Stop", 0))
+	tr.Observe(Signal{Source: SourceLifecycle, Rule: "halted", Activity: Error, Reason: "halted", Stuck: true, At: at(5 * time.Second)})
+	if ws := tr.State(at(6 * time.Second)).WaitingSince; !ws.Equal(t0) {
+		t.Fatalf("waiting since %v, want %v", ws, t0)
+	}
+}
+
+// A lower-ranked source cannot contradict a fresh hook, but may after the
+// hold (an Esc at a permission prompt fires no hook).
+func TestRanking(t *testing.T) {
+	tr := NewTracker(Config{HookHold: 3 * time.Second})
+	tr.Observe(hook("PermissionRequest", 0))
+	screen := func(d time.Duration) Signal {
+		return Signal{Source: SourceScreen, Rule: "screen:prompt", Activity: Ready, Reason: "idle", At: at(d)}
+	}
+	if tr.Observe(screen(time.Second)) {
+		t.Fatal("screen overrode a 1s-old hook")
+	}
+	if !tr.Observe(screen(4*time.Second)) || tr.State(at(4*time.Second)).Activity != Ready {
+		t.Fatal("screen could not correct a 4s-old hook")
+	}
+	// Lifecycle always applies.
+	tr.Observe(hook("UserPromptSubmit", 5*time.Second))
+	if !tr.Observe(Signal{Source: SourceLifecycle, Rule: "spawn", Activity: Unknown, At: at(5*time.Second + time.Millisecond)}) {
+		t.Fatal("lifecycle signal ignored")
+	}
+}
+
+func TestOperatorBusy(t *testing.T) {
+	tr := NewTracker(Config{QuietWindow: 20 * time.Second})
+	if tr.State(t0).OperatorBusy {
+		t.Fatal("busy before any key")
+	}
+	tr.Key(t0)
+	if !tr.State(at(19 * time.Second)).OperatorBusy {
+		t.Fatal("not busy 19s after a key")
+	}
+	if st := tr.State(at(20 * time.Second)); st.OperatorBusy || !st.LastInputAt.Equal(t0) {
+		t.Fatalf("20s after a key: %+v", st)
+	}
+}

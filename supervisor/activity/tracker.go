@@ -1,0 +1,91 @@
+package activity
+
+import "time"
+
+// Config holds the tracker's tunable numbers.
+type Config struct {
+	// HookHold is how long a hook's word stands against lower-ranked
+	// signals that disagree. Hooks are exact but not complete (an Esc at a
+	// permission prompt fires none), so the screen may correct them after
+	// this long. Default 3s.
+	HookHold time.Duration
+	// QuietWindow: the operator is busy while keys arrived within it.
+	// Default 20s (seed 000).
+	QuietWindow time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.HookHold <= 0 {
+		c.HookHold = 3 * time.Second
+	}
+	if c.QuietWindow <= 0 {
+		c.QuietWindow = 20 * time.Second
+	}
+	return c
+}
+
+// Tracker holds one session's activity. Not safe for concurrent use: the
+// supervisor guards it.
+type Tracker struct {
+	cfg     Config
+	state   State
+	lastKey time.Time
+}
+
+// NewTracker returns a tracker in Unknown.
+func NewTracker(cfg Config) *Tracker {
+	return &Tracker{cfg: cfg.withDefaults(), state: State{Activity: Unknown}}
+}
+
+// Observe applies a signal and reports whether the activity, reason or
+// summary changed. A signal from a lower-ranked source that contradicts a
+// recent higher-ranked one is ignored until the higher one is HookHold old;
+// lifecycle signals (exit, spawn, halt) always apply.
+func (t *Tracker) Observe(s Signal) bool {
+	cur := t.state
+	if s.Source < cur.Source && s.Source != SourceLifecycle && cur.Source != SourceLifecycle &&
+		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity {
+		return false
+	}
+	if s.Activity == cur.Activity && s.Reason == cur.Reason && s.Summary == cur.Summary && s.Stuck == cur.Stuck {
+		// Same news from another source: remember the best-ranked witness.
+		if s.Source > cur.Source {
+			t.state.Source, t.state.Rule = s.Source, s.Rule
+		}
+		return false
+	}
+	next := State{
+		Activity:     s.Activity,
+		Reason:       s.Reason,
+		Summary:      s.Summary,
+		Source:       s.Source,
+		Rule:         s.Rule,
+		Stuck:        s.Stuck,
+		Since:        cur.Since,
+		WaitingSince: cur.WaitingSince,
+	}
+	if s.Activity != cur.Activity {
+		next.Since = s.At
+	}
+	switch {
+	case !s.Stuck:
+		next.WaitingSince = time.Time{}
+	case !cur.Stuck || next.WaitingSince.IsZero():
+		// Newly stuck. Stuck → stuck (ready → a permission prompt) keeps
+		// its place in the queue: the human has not acted in between.
+		next.WaitingSince = s.At
+	}
+	t.state = next
+	return true
+}
+
+// Key records a keystroke from the pane.
+func (t *Tracker) Key(at time.Time) { t.lastKey = at }
+
+// State returns the state at now.
+func (t *Tracker) State(now time.Time) State {
+	st := t.state
+	st.LastInputAt = t.lastKey
+	st.OperatorBusy = !t.lastKey.IsZero() && now.Sub(t.lastKey) < t.cfg.QuietWindow
+	return st
+}
