@@ -1,0 +1,45 @@
+package agenttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+// TestCodexNotifyMakesReady: with `sup hooks install codex`, a finished
+// Codex turn reaches sup through notify (and hooks.json) as ready.
+func TestCodexNotifyMakesReady(t *testing.T) {
+	t.Parallel()
+	install := func(a *Agent) {
+		cmd := exec.Command(a.Sup, "hooks", "install", "codex", "--user", "--sup-path", a.Sup)
+		cmd.Env = append(os.Environ(), "HOME="+a.Home, "CODEX_HOME="+a.Env["CODEX_HOME"])
+		if out, err := cmd.CombinedOutput(); err != nil {
+			a.T.Fatalf("sup hooks install codex --user: %v\n%s", err, out)
+		}
+	}
+	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(install))
+	// A new hooks.json must be trusted once: "2. Trust all and continue".
+	a.WaitScreen("Hooks need review")
+	a.PressUntilGone("Hooks need review", "2", "Enter")
+	a.WaitCodexReady()
+	next := watchActivity(t, a)
+	a.Type("SAY all finished here")
+	a.WaitScreen(CodexAnswerMark + "all finished here")
+	next("ready")
+	st := a.State()
+	if st.Reason != "stopped" || st.Summary != "all finished here" || st.AgentSessionID == "" {
+		t.Fatalf("after the turn: reason %q summary %q agent session %q", st.Reason, st.Summary, st.AgentSessionID)
+	}
+	logs, _ := filepath.Glob(filepath.Join(a.Env["XDG_STATE_HOME"], "sup", "*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs: %v", logs)
+	}
+	data, _ := os.ReadFile(logs[0])
+	if !strings.Contains(string(data), "event=agent-turn-complete") {
+		t.Fatalf("notify never reached sup; log:\n%s", data)
+	}
+}
