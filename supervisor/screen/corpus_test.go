@@ -1,0 +1,128 @@
+package screen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The agent corpus (testdata/corpus at the module root, recorded by
+// internal/agenttest): raw pty streams of real Claude Code and Codex
+// sessions, each ending at a labelled moment. Only the fields this package
+// needs are read, so the index may grow without breaking these tests.
+type corpusIndex struct {
+	Recordings []struct {
+		File   string `json:"file"`
+		Cols   int    `json:"cols"`
+		Rows   int    `json:"rows"`
+		Marker string `json:"marker"`
+		Draft  string `json:"draft"`
+	} `json:"recordings"`
+}
+
+const corpusDir = "../../testdata/corpus"
+
+func loadCorpus(t *testing.T) corpusIndex {
+	t.Helper()
+	js, err := os.ReadFile(filepath.Join(corpusDir, "corpus.json"))
+	if os.IsNotExist(err) {
+		t.Skip("no testdata/corpus/corpus.json")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c corpusIndex
+	if err := json.Unmarshal(js, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Recordings) == 0 {
+		t.Fatal("corpus.json lists no recordings")
+	}
+	return c
+}
+
+// TestCorpusMarkers renders every recording at its size and checks that
+// the last screen shows its marker (and its draft).
+func TestCorpusMarkers(t *testing.T) {
+	for _, e := range loadCorpus(t).Recordings {
+		t.Run(e.File, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := New(e.Cols, e.Rows)
+			s.Write(data)
+			text := s.Text()
+			if !strings.Contains(text, e.Marker) {
+				t.Fatalf("marker %q not on the screen:\n%s", e.Marker, text)
+			}
+			if e.Draft != "" && !strings.Contains(text, e.Draft) {
+				t.Fatalf("draft %q not on the screen:\n%s", e.Draft, text)
+			}
+		})
+	}
+}
+
+// TestCorpusMatchesTmux replays every recording into a tmux pane of its
+// size and compares tmux's screen with ours, row for row: the strongest
+// check that the model shows what the user sees. Needs tmux; skipped in
+// -short mode.
+func TestCorpusMatchesTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	c := loadCorpus(t)
+	// A socket in the test's temp dir: nothing is left behind.
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) (string, error) {
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := tmux("new-session", "-d", "-s", "idle", "sleep 600"); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
+	for i, e := range c.Recordings {
+		t.Run(e.File, func(t *testing.T) {
+			path, err := filepath.Abs(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := fmt.Sprintf("replayed-%d", i)
+			script := fmt.Sprintf("stty raw -echo; cat '%s'; tmux -S '%s' wait-for -S %s; exec sleep 600", path, sock, done)
+			win := fmt.Sprintf("r%d", i)
+			if out, err := tmux("new-session", "-d", "-s", win, "-x", fmt.Sprint(e.Cols), "-y", fmt.Sprint(e.Rows), script); err != nil {
+				t.Fatalf("tmux: %v: %s", err, out)
+			}
+			if out, err := tmux("wait-for", done); err != nil {
+				t.Fatalf("tmux: %v: %s", err, out)
+			}
+			capture, err := tmux("capture-pane", "-p", "-e", "-t", win)
+			if err != nil {
+				t.Fatalf("capture: %v: %s", err, capture)
+			}
+			size, _ := tmux("display", "-p", "-t", win, "#{pane_width}x#{pane_height}")
+			tmux("kill-session", "-t", win)
+			if strings.TrimSpace(size) != fmt.Sprintf("%dx%d", e.Cols, e.Rows) {
+				t.Skipf("tmux pane is %s, not %dx%d", strings.TrimSpace(size), e.Cols, e.Rows)
+			}
+			s := New(e.Cols, e.Rows)
+			s.Write(data)
+			want := trimText(acsText(capture))
+			if got := s.Text(); got != want {
+				t.Fatalf("screen differs from tmux\n%s", diffText(want, got))
+			}
+		})
+	}
+}
