@@ -84,9 +84,23 @@ type StopResult struct {
 	Stopped bool `msgpack:"stopped" json:"stopped"`
 }
 
-// ScreenResult answers `screen`.
+// ScreenParams are the params of `screen`.
+type ScreenParams struct {
+	Format string `msgpack:"format,omitempty"` // "text" (default) or "ansi"
+}
+
+// ScreenResult answers `screen`: the agent's visible screen as sup's screen
+// model renders it (what the pane shows).
 type ScreenResult struct {
-	Text string `msgpack:"text" json:"text"`
+	Text          string `msgpack:"text" json:"text"`     // rows joined by \n; with format ansi, SGR attributes included
+	Format        string `msgpack:"format" json:"format"` // text or ansi
+	Cols          int    `msgpack:"cols" json:"cols"`
+	Rows          int    `msgpack:"rows" json:"rows"`
+	CursorCol     int    `msgpack:"cursor_col" json:"cursor_col"` // 0-based
+	CursorRow     int    `msgpack:"cursor_row" json:"cursor_row"`
+	CursorVisible bool   `msgpack:"cursor_visible" json:"cursor_visible"`
+	AltScreen     bool   `msgpack:"alt_screen" json:"alt_screen"`
+	Desynced      bool   `msgpack:"desynced" json:"desynced"` // output was dropped; the next full repaint heals it
 }
 
 // HistoryResult answers `history`: the crash ring buffer, oldest first.

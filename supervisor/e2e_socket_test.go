@@ -273,3 +273,37 @@ func TestE2ENodeClient(t *testing.T) {
 	}
 	r.tm.WaitFor(t, pane, "got: hello from node", 5*time.Second)
 }
+
+// TestE2EScreenAndSignals: `screen` is the rendered screen, and `state`
+// reports the title and bracketed paste the agent set.
+func TestE2EScreenAndSignals(t *testing.T) {
+	r := newRig(t, "")
+	pane := r.start("-title", "agent at work", "-bracketed", "-echo")
+	r.mustSup("inject", "doc", "visible line")
+	r.tm.WaitFor(t, pane, "got: visible line", 5*time.Second)
+	testutil.WaitUntil(t, 5*time.Second, "the screen model to show the echo", func() bool {
+		return strings.Contains(r.mustSup("screen", "doc"), "got: visible line")
+	})
+	var sc ipc.ScreenResult
+	if err := json.Unmarshal([]byte(r.mustSup("screen", "--json", "doc")), &sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Cols != 120 || sc.Rows != 40 || sc.Format != "text" || sc.AltScreen || !strings.HasPrefix(sc.Text, "fakeagent ready") {
+		t.Fatalf("screen = %+v", sc)
+	}
+	// Plain text has no attributes; the ANSI form is still a replayable
+	// drawing (CR LF between rows).
+	if ansi := r.mustSup("screen", "--ansi", "doc"); !strings.Contains(ansi, "\r\ngot: visible line") {
+		t.Fatalf("--ansi output: %q", ansi)
+	}
+	st := r.state("doc")
+	if st.Title != "agent at work" || !st.BracketedPaste || st.LastOutputAt == 0 {
+		t.Fatalf("state: title %q bracketed %v last output %d", st.Title, st.BracketedPaste, st.LastOutputAt)
+	}
+	r.tm.ResizeWindow(pane, 100, 30)
+	testutil.WaitUntil(t, 5*time.Second, "the screen model to follow the resize", func() bool {
+		var s ipc.ScreenResult
+		json.Unmarshal([]byte(r.mustSup("screen", "--json", "doc")), &s)
+		return s.Cols == 100 && s.Rows == 30
+	})
+}

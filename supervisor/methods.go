@@ -49,13 +49,17 @@ func (s *Session) State() ipc.State {
 		Health:       string(s.tracker.Health()),
 		RestartCount: max(s.spawns-1, 0),
 
-		LastOutputAt:   s.output.lastWrite.Load(),
+		LastOutputAt:   s.lastOutput.Load(),
 		AgentSessionID: s.agentSessionID,
 		Triggers:       map[string]int{},
 		StartedAt:      s.startedAt.UnixMilli(),
 	}
 	if s.child != nil {
 		st.PID = s.child.pid
+	}
+	if v := s.view.Load(); v != nil {
+		st.Title = v.titleText()
+		st.BracketedPaste = v.bracketedPaste.Load()
 	}
 	act := s.act.State(time.Now())
 	st.Activity = string(act.Activity)
@@ -173,8 +177,28 @@ func (s *Session) request(ctx context.Context, c control) (any, error) {
 	return res, nil
 }
 
-func (s *Session) handleScreen(context.Context, *ipc.Request) (any, error) {
-	return ipc.ScreenResult{Text: StripANSI(s.output.bytes())}, nil
+func (s *Session) handleScreen(_ context.Context, req *ipc.Request) (any, error) {
+	var p ipc.ScreenParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	if p.Format == "" {
+		p.Format = "text"
+	}
+	if p.Format != "text" && p.Format != "ansi" {
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "screen: format %q: valid formats are text and ansi", p.Format)
+	}
+	v := s.view.Load()
+	if v == nil {
+		return nil, ipc.Errorf(ipc.CodeNotRunning, "screen: no agent has run yet")
+	}
+	snap := v.model.Snapshot()
+	r := ipc.ScreenResult{Text: snap.Text, Format: p.Format, Cols: snap.Cols, Rows: snap.Rows, CursorCol: snap.CursorCol,
+		CursorRow: snap.CursorRow, CursorVisible: snap.CursorOn, AltScreen: snap.AltScreen, Desynced: snap.Desynced}
+	if p.Format == "ansi" {
+		r.Text = snap.ANSI
+	}
+	return r, nil
 }
 
 func (s *Session) handleHistory(context.Context, *ipc.Request) (any, error) {

@@ -1,11 +1,6 @@
 package supervisor
 
-import (
-	"io"
-	"sync"
-	"sync/atomic"
-	"time"
-)
+import "io"
 
 // pumpBufSize matches what a pty delivers per read on Linux (4 KiB line
 // discipline buffers coalesced up to tens of KiB under load).
@@ -27,37 +22,4 @@ func copyOutput(dst io.Writer, src io.Reader, tap func([]byte)) {
 			return
 		}
 	}
-}
-
-// tail keeps the last bytes of output for the `screen` method until a real
-// screen model replaces it. Write is a bounded copy under a mutex: cheap
-// enough for the pump, which must never wait on anything slower.
-type tail struct {
-	mu   sync.Mutex
-	buf  []byte
-	size int
-
-	lastWrite atomic.Int64 // unix ms
-}
-
-func newTail(size int) *tail { return &tail{buf: make([]byte, 0, size), size: size} }
-
-func (t *tail) write(p []byte) {
-	t.lastWrite.Store(time.Now().UnixMilli())
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(p) >= t.size {
-		t.buf = append(t.buf[:0], p[len(p)-t.size:]...)
-		return
-	}
-	if over := len(t.buf) + len(p) - t.size; over > 0 {
-		t.buf = t.buf[:copy(t.buf, t.buf[over:])]
-	}
-	t.buf = append(t.buf, p...)
-}
-
-func (t *tail) bytes() []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]byte(nil), t.buf...)
 }

@@ -32,21 +32,30 @@ func floodThrough(b *testing.B, fake string, drain func(io.Reader)) time.Duratio
 	return elapsed
 }
 
-// BenchmarkPump compares sup's output pump (pane write + tap into the screen
-// tail) with a bare io.Copy of the same pty, alternating them in one run so
-// both see the same machine state. ratio = sup throughput / bare throughput
-// (goal ≥ 0.9).
+// BenchmarkPump compares sup's output pump with a bare io.Copy of the same
+// pty, alternating them in one run so all see the same machine state: the
+// pump alone (pane write, no tap) and the pump feeding the screen model, as
+// sup runs it. ratio = pump-with-model throughput / bare throughput (goal
+// ≥ 0.9); model-ratio = with model / without (goal: no measurable change —
+// the model may lag, the pump must not).
 func BenchmarkPump(b *testing.B) {
 	fake := testutil.BuildPackage(b, "./testdata/fakeagent")
-	var bare, sup time.Duration
-	t := newTail(64 << 10)
-	b.SetBytes(2 * floodBytes)
+	var bare, plain, withModel time.Duration
+	var dropped int64
+	b.SetBytes(3 * floodBytes)
 	for b.Loop() {
 		bare += floodThrough(b, fake, func(r io.Reader) { io.Copy(io.Discard, r) })
-		sup += floodThrough(b, fake, func(r io.Reader) { copyOutput(io.Discard, r, t.write) })
+		plain += floodThrough(b, fake, func(r io.Reader) { copyOutput(io.Discard, r, func([]byte) {}) })
+		v := newView(120, 40)
+		withModel += floodThrough(b, fake, func(r io.Reader) { copyOutput(io.Discard, r, v.model.Feed) })
+		dropped += v.model.Stats().DroppedBytes
+		v.model.Close()
 	}
 	mb := func(d time.Duration) float64 { return float64(b.N) * floodBytes / d.Seconds() / 1e6 }
 	b.ReportMetric(mb(bare), "bare-MB/s")
-	b.ReportMetric(mb(sup), "sup-MB/s")
-	b.ReportMetric(bare.Seconds()/sup.Seconds(), "ratio")
+	b.ReportMetric(mb(plain), "pump-MB/s")
+	b.ReportMetric(mb(withModel), "pump+model-MB/s")
+	b.ReportMetric(bare.Seconds()/withModel.Seconds(), "ratio")
+	b.ReportMetric(plain.Seconds()/withModel.Seconds(), "model-ratio")
+	b.ReportMetric(float64(dropped)/float64(b.N)/1e6, "model-dropped-MB/op")
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
@@ -42,11 +43,12 @@ type Session struct {
 	signals  chan os.Signal
 	resizer  *resize.Follower // nil when stdin is not a terminal
 
-	output    *tail
 	done      chan struct{} // closed when Run returns
 	startedAt time.Time
 
 	in inputRouter
+	view       atomic.Pointer[view] // the screen of the current (or last) child
+	lastOutput atomic.Int64         // unix ms of the child's last output
 
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
@@ -75,7 +77,6 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		ctrl:      make(chan control),
 		keys:      make(chan byte, 64),
 		stdinEOF:  make(chan struct{}),
-		output:    newTail(64 << 10),
 		done:      make(chan struct{}),
 		startedAt: time.Now(),
 		plan:      plan,

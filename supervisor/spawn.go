@@ -44,8 +44,10 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
 	c.resumed = resumed
+	v := newView(int(size.Cols), int(size.Rows))
+	s.showView(v)
 	s.goSafe(func() {
-		copyOutput(s.term.out, c.ptmx, s.output.write)
+		copyOutput(s.term.out, c.ptmx, s.tap(v))
 		close(c.outputDone)
 	})
 	s.goSafe(c.wait)
@@ -99,6 +101,9 @@ func (s *Session) followResize() (stop func()) {
 		if changed {
 			s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
 			s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
+		}
+		if v := s.view.Load(); v != nil {
+			v.model.Resize(int(ws.Cols), int(ws.Rows))
 		}
 		if c == nil {
 			return nil

@@ -72,16 +72,26 @@ func targetArgs(cmd *cli.Command, max int) error {
 // queryCommand is a verb that calls one parameterless method on TARGET and
 // prints its result: as JSON with --json, else with show.
 func queryCommand[T any](name, usage, method string, show func(T)) *cli.Command {
+	return queryCommandWith(name, usage, method, nil, nil, show)
+}
+
+// queryCommandWith is queryCommand with extra flags that params turns into
+// the method's params.
+func queryCommandWith[T any](name, usage, method string, flags []cli.Flag, params func(*cli.Command) any, show func(T)) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: usage, ArgsUsage: "TARGET",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: append([]cli.Flag{jsonFlag}, flags...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
 			}
+			var p any
+			if params != nil {
+				p = params(cmd)
+			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
 				var r T
-				if err := call(ctx, c, method, nil, &r); err != nil {
+				if err := call(ctx, c, method, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -104,7 +114,15 @@ func pidCommand() *cli.Command {
 }
 
 func screenCommand() *cli.Command {
-	return queryCommand("screen", "print what the agent shows", ipc.MethodScreen, func(r ipc.ScreenResult) { fmt.Print(r.Text) })
+	ansi := &cli.BoolFlag{Name: "ansi", Usage: "keep colours and attributes (escape sequences)"}
+	return queryCommandWith("screen", "print what the agent's screen shows", ipc.MethodScreen, []cli.Flag{ansi},
+		func(cmd *cli.Command) any {
+			if cmd.Bool("ansi") {
+				return ipc.ScreenParams{Format: "ansi"}
+			}
+			return nil
+		},
+		func(r ipc.ScreenResult) { fmt.Println(r.Text) })
 }
 
 func historyCommand() *cli.Command {

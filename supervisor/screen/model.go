@@ -292,6 +292,7 @@ func (m *Model) Close() {
 
 func (m *Model) run() {
 	defer close(m.stopped)
+	yieldCPU()
 	var batch []item
 	for {
 		m.mu.Lock()
