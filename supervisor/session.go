@@ -46,7 +46,7 @@ type Session struct {
 	done      chan struct{} // closed when Run returns
 	startedAt time.Time
 
-	in inputRouter
+	in         inputRouter
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ms of the child's last output
 
