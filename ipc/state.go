@@ -24,7 +24,8 @@ type State struct {
 	Title          string         `msgpack:"title" json:"title"`
 	WaitingSince   int64          `msgpack:"waiting_since" json:"waiting_since"`
 	SkipUntil      int64          `msgpack:"skip_until" json:"skip_until"`
-	OperatorBusy   bool           `msgpack:"operator_busy" json:"operator_busy"`
+	OperatorBusy   bool           `msgpack:"operator_busy" json:"operator_busy"` // keys within the quiet window, or a draft
+	Draft          string         `msgpack:"draft" json:"draft"`                 // unsent text in the agent's input box
 	LastInputAt    int64          `msgpack:"last_input_at" json:"last_input_at"`
 	LastOutputAt   int64          `msgpack:"last_output_at" json:"last_output_at"`
 	Health         string         `msgpack:"health" json:"health"`

@@ -26,6 +26,9 @@ type Config struct {
 type ActivityConfig struct {
 	QuietWindow time.Duration `yaml:"quiet_window"` // keys within it make the operator busy (20s)
 	HookHold    time.Duration `yaml:"hook_hold"`    // how long a hook outranks the screen (3s)
+	// ReadyDebounce: the screen says ready only after output was quiet
+	// this long (1s); needs_confirmation is never debounced.
+	ReadyDebounce time.Duration `yaml:"ready_debounce"`
 }
 
 // CrashConfig is the YAML face of crash.Policy.
@@ -52,7 +55,7 @@ func (c CrashConfig) Policy() crash.Policy {
 
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
-	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second}
+	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second}}
 }
 
 // ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
@@ -109,8 +112,8 @@ func (c Config) validate() error {
 	if err := crash.Policy(c.Crash).Validate(); err != nil {
 		return fmt.Errorf("crash: %w", err)
 	}
-	if c.Activity.QuietWindow < 0 || c.Activity.HookHold < 0 {
-		return fmt.Errorf("activity: quiet_window and hook_hold must be positive durations such as 20s")
+	if c.Activity.QuietWindow < 0 || c.Activity.HookHold < 0 || c.Activity.ReadyDebounce < 0 {
+		return fmt.Errorf("activity: quiet_window, hook_hold and ready_debounce must be positive durations such as 1s")
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

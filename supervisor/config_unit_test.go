@@ -63,6 +63,9 @@ crash:
 socket:
   max_frame_bytes: 65536
   max_clients: 8
+activity:
+  quiet_window: 10s
+  ready_debounce: 250ms
 `)
 	cfg, err := LoadConfig(dir)
 	if err != nil {
@@ -75,7 +78,8 @@ socket:
 			FlapWindow: 2 * time.Minute, FlapThreshold: 4, TransientDelay: 3 * time.Second,
 			FlappingDelay: time.Minute, StableAfter: 90 * time.Second, HaltAfter: 7, HistorySize: 20,
 		},
-		Socket: SocketConfig{MaxFrameBytes: 65536, MaxClients: 8},
+		Socket:   SocketConfig{MaxFrameBytes: 65536, MaxClients: 8},
+		Activity: ActivityConfig{QuietWindow: 10 * time.Second, ReadyDebounce: 250 * time.Millisecond},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("LoadConfig =\n%+v\nwant\n%+v", cfg, want)

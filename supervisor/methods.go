@@ -66,7 +66,8 @@ func (s *Session) State() ipc.State {
 	st.Reason = act.Reason
 	st.Summary = act.Summary
 	st.WaitingSince = unixMilli(act.WaitingSince)
-	st.OperatorBusy = act.OperatorBusy
+	st.Draft = s.draft
+	st.OperatorBusy = act.OperatorBusy || s.draft != ""
 	st.LastInputAt = unixMilli(act.LastInputAt)
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)

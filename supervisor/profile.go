@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sup-tmux/sup/supervisor/classify"
 )
 
 //go:embed profiles/*.yaml
@@ -30,6 +32,11 @@ type Profile struct {
 	// SubmitDelay separates pasted text from the Enter that submits it:
 	// agents read an Enter arriving with a paste as a newline.
 	SubmitDelay time.Duration `yaml:"submit_delay"`
+	// Classify reads the agent's screen (specs/detection.md, "Classifier
+	// packs"); compiled at load. A user profile's classify: section
+	// replaces the built-in pack whole (rules are never merged); an empty
+	// `classify:` removes it. nil: no screen rules.
+	Classify *classify.Pack `yaml:"classify"`
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

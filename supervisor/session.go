@@ -60,6 +60,7 @@ type Session struct {
 	spawns         int // successful spawns; restart_count is spawns-1
 	agentSessionID string
 	transcriptPath string
+	draft          string // unsent text in the agent's input box, from the screen
 	act            *activity.Tracker
 	exitStatus     int
 }

@@ -72,6 +72,7 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	s.log.Info("child_spawn", "pid", c.pid, "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.pid, "mode": mode})
 	s.lifecycleSignal("spawn", activity.Unknown, "", false)
+	s.goSafe(func() { s.watchScreen(c, v, plan.Profile.Classify, plan.Config.Activity.ReadyDebounce) })
 	return c, nil
 }
 

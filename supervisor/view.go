@@ -12,13 +12,14 @@ import (
 // signal callback so that `state` never renders a screen.
 type view struct {
 	model          *screen.Model
+	kick           chan struct{} // the model caught up: time to look
 	title          atomic.Pointer[string]
 	bracketedPaste atomic.Bool
 }
 
 func newView(cols, rows int) *view {
-	v := &view{}
-	v.model = screen.NewModel(cols, rows, screen.Options{OnSignal: v.signal})
+	v := &view{kick: make(chan struct{}, 1)}
+	v.model = screen.NewModel(cols, rows, screen.Options{OnSignal: v.signal, OnIdle: v.idle})
 	return v
 }
 
@@ -29,6 +30,13 @@ func (v *view) signal(sig screen.Signal) {
 		v.title.Store(&t)
 	case screen.SignalBracketedPaste:
 		v.bracketedPaste.Store(sig.Value == "on")
+	}
+}
+
+func (v *view) idle() {
+	select {
+	case v.kick <- struct{}{}:
+	default: // a look is already due
 	}
 }
 

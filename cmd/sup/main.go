@@ -32,6 +32,7 @@ func run(ctx context.Context, args []string) int {
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			hooksCommand(),
 			hookCommand(),
+			classifyCommand(),
 		},
 		Version: versionString(),
 	}

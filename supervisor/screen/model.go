@@ -21,6 +21,10 @@ type Options struct {
 	// the model's goroutine and outside its locks (it may call Snapshot).
 	// It delays the model, never the pump; it should still be quick.
 	OnSignal func(Signal)
+	// OnIdle, if set, is called on the model's goroutine whenever it has
+	// applied everything fed so far: the moment to look at the screen
+	// (never mid-flood). It must not block.
+	OnIdle func()
 }
 
 // Stats are a Model's counters.
@@ -91,6 +95,7 @@ type item struct {
 type Model struct {
 	budget   int
 	onSignal func(Signal)
+	onIdle   func()
 
 	mu      sync.Mutex // guards the queue fields below
 	queue   []item
@@ -119,6 +124,7 @@ func NewModel(cols, rows int, opts Options) *Model {
 	m := &Model{
 		budget:   opts.QueueBytes,
 		onSignal: opts.OnSignal,
+		onIdle:   opts.OnIdle,
 		wake:     make(chan struct{}, 1),
 		stopped:  make(chan struct{}),
 		scr:      New(cols, rows),
@@ -317,6 +323,14 @@ func (m *Model) run() {
 				m.apply(&batch[i])
 			}
 			batch[i] = item{}
+		}
+		if m.onIdle != nil && !m.closing.Load() {
+			m.mu.Lock()
+			idle := len(m.queue) == 0
+			m.mu.Unlock()
+			if idle {
+				m.onIdle()
+			}
 		}
 	}
 }

@@ -292,3 +292,18 @@ func TestModelConcurrent(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+func TestModelOnIdle(t *testing.T) {
+	idle := make(chan struct{}, 16)
+	m := NewModel(20, 5, Options{OnIdle: func() { idle <- struct{}{} }})
+	defer m.Close()
+	m.Feed([]byte("hello"))
+	select {
+	case <-idle:
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnIdle not called after the model caught up")
+	}
+	if got := m.Snapshot().Text; got != "hello" {
+		t.Fatalf("at idle the screen shows %q", got)
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/urfave/cli/v3"
+)
+
+// maxScreenDim is the screen model's largest side (supervisor/screen).
+const maxScreenDim = 4096
+
+// classifyCommand is `sup classify`: render a raw pty recording and say what
+// the profile's classifier pack makes of its last screen (specs/detection.md,
+// "Classifier packs"). A tool for writing and checking packs.
+func classifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "classify",
+		Usage:     "classify the last screen of a raw pty recording with a profile's classifier pack",
+		ArgsUsage: "[FILE]",
+		Description: "Renders FILE (or stdin, also with FILE \"-\"), the raw bytes an agent wrote to its terminal\n" +
+			"(e.g. from tmux pipe-pane -O), on a COLSxROWS screen and applies the profile's classify:\n" +
+			"rules. Prints activity, reason, the deciding rule and the draft in the input box (a\n" +
+			"multi-line draft with \\n between its lines); --json prints the same as one object.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Usage: "the profile whose pack to use: claude, codex, gemini or a user profile"},
+			&cli.StringFlag{Name: "size", Value: "120x40", Usage: "screen size COLSxROWS the bytes were written for"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 1 {
+				return fmt.Errorf("classify: want at most one FILE, got %d arguments", cmd.Args().Len())
+			}
+			name := cmd.String("profile")
+			if name == "" {
+				return fmt.Errorf("classify: --profile NAME is required (%s)", strings.Join(supervisor.ProfileNames(supervisor.ConfigDir(os.Getenv)), ", "))
+			}
+			size, err := parseSize(cmd.String("size"))
+			if err != nil {
+				return fmt.Errorf("classify: %w", err)
+			}
+			if size.Cols > maxScreenDim || size.Rows > maxScreenDim {
+				return fmt.Errorf("classify: --size %q: at most %dx%d", cmd.String("size"), maxScreenDim, maxScreenDim)
+			}
+			prof, err := supervisor.LoadProfile(supervisor.ConfigDir(os.Getenv), name)
+			if err != nil {
+				return fmt.Errorf("classify: %w", err)
+			}
+			if prof.Classify == nil {
+				return fmt.Errorf("classify: profile %s (%s) has no classify: section", name, prof.Source)
+			}
+			data, err := readInput(cmd.Args().First())
+			if err != nil {
+				return fmt.Errorf("classify: %w", err)
+			}
+			snap := classify.Render(data, int(size.Cols), int(size.Rows))
+			res := prof.Classify.Classify(snap)
+			if snap.InFrame {
+				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
+			}
+			if !prof.Classify.HasRules() {
+				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
+			}
+			if cmd.Bool("json") {
+				out := struct {
+					classify.Result
+					InFrame bool `json:"in_frame"`
+				}{res, snap.InFrame}
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(out)
+			}
+			for _, kv := range [][2]string{
+				{"activity", string(res.Activity)},
+				{"reason", res.Reason},
+				{"rule", res.Rule},
+				{"draft", strings.ReplaceAll(res.Draft, "\n", `\n`)},
+			} {
+				fmt.Println(strings.TrimRight(kv[0]+" "+kv[1], " "))
+			}
+			return nil
+		},
+	}
+}
+
+func readInput(file string) ([]byte, error) {
+	if file == "" || file == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+		return data, nil
+	}
+	return os.ReadFile(file)
+}

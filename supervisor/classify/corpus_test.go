@@ -1,0 +1,351 @@
+package classify_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/screen"
+	"go.yaml.in/yaml/v3"
+)
+
+const corpusDir = "../../testdata/corpus"
+
+type corpusEntry struct {
+	File     string            `json:"file"`
+	Agent    string            `json:"agent"`
+	Cols     int               `json:"cols"`
+	Rows     int               `json:"rows"`
+	Activity activity.Activity `json:"activity"`
+	Draft    string            `json:"draft"`
+}
+
+func loadCorpus(t testing.TB) []corpusEntry {
+	t.Helper()
+	js, err := os.ReadFile(filepath.Join(corpusDir, "corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Recordings []corpusEntry `json:"recordings"`
+	}
+	if err := json.Unmarshal(js, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Recordings) == 0 {
+		t.Fatal("corpus.json lists no recordings")
+	}
+	return c.Recordings
+}
+
+// builtinPack reads the classify: section of a built-in profile file
+// (package supervisor embeds the same files; the profile loader's own
+// tests cover that path).
+func builtinPack(t testing.TB, name string) *classify.Pack {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "profiles", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prof struct {
+		Classify *classify.Pack `yaml:"classify"`
+	}
+	if err := yaml.Unmarshal(data, &prof); err != nil {
+		t.Fatalf("profiles/%s.yaml: %v", name, err)
+	}
+	if prof.Classify == nil {
+		t.Fatalf("profiles/%s.yaml has no classify: section", name)
+	}
+	return prof.Classify
+}
+
+// corpusRules pins the rule that decides each recording, so a change to a
+// pack that moves a decision to another rule shows up here.
+var corpusRules = map[string]string{
+	"claude/fresh_ready.raw":                  "prompt",
+	"claude/busy_waiting.raw":                 "esc_to_interrupt",
+	"claude/busy_streaming.raw":               "esc_to_interrupt",
+	"claude/ready_after_turn.raw":             "prompt",
+	"claude/permission_prompt.raw":            "permission",
+	"claude/permission_prompt_80x24.raw":      "permission",
+	"claude/ready_after_approval.raw":         "prompt",
+	"claude/question_prose.raw":               "prompt",
+	"claude/draft.raw":                        "prompt",
+	"claude/interrupted_draft.raw":            "prompt",
+	"claude/trust_dialog.raw":                 "trust_dialog",
+	"claude/api_key_dialog.raw":               "api_key_dialog",
+	"claude/settings_error_dialog.raw":        "settings_error_dialog",
+	"claude/api_retrying_503.raw":             "api_retrying",
+	"claude/api_unreachable.raw":              "api_retrying",
+	"claude/api_error_final.raw":              "api_error",
+	"claude/classic_fresh_ready.raw":          "prompt",
+	"claude/classic_busy_streaming.raw":       "esc_to_interrupt",
+	"claude/classic_permission_prompt.raw":    "permission",
+	"claude/classic_ready_after_approval.raw": "prompt",
+	"codex/fresh_ready.raw":                   "state_idle",
+	"codex/busy_waiting.raw":                  "state_working",
+	"codex/busy_streaming.raw":                "state_working",
+	"codex/ready_after_turn.raw":              "state_done",
+	"codex/approval_prompt.raw":               "state_blocked",
+	"codex/approval_prompt_80x24.raw":         "state_blocked",
+	"codex/ready_after_approval.raw":          "state_done",
+	"codex/question_prose.raw":                "state_done",
+	"codex/draft.raw":                         "state_idle",
+	"codex/interrupted.raw":                   "state_idle",
+	"codex/trust_screen.raw":                  "trust_screen",
+	"codex/api_retrying_503.raw":              "reconnecting",
+	"codex/api_unreachable.raw":               "reconnecting",
+	"codex/api_error_final.raw":               "state_error",
+}
+
+// TestCorpusClassify classifies the last screen of every recording of
+// testdata/corpus with the built-in pack of its agent: activity and draft
+// must be the labelled ones, from the full snapshot and again from its
+// plain text alone (no ANSI renditions, so no dim cells: the placeholders
+// must then be told apart by their text and the footer).
+func TestCorpusClassify(t *testing.T) {
+	packs := map[string]*classify.Pack{}
+	for _, e := range loadCorpus(t) {
+		t.Run(e.File, func(t *testing.T) {
+			pack := packs[e.Agent]
+			if pack == nil {
+				pack = builtinPack(t, e.Agent)
+				packs[e.Agent] = pack
+			}
+			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := classify.Render(data, e.Cols, e.Rows)
+			if snap.InFrame {
+				t.Errorf("recording ends inside a synchronized frame")
+			}
+			got := pack.Classify(snap)
+			t.Logf("%-40s %-18s rule %-22s reason %-14s draft %q", e.File, got.Activity, got.Rule, got.Reason, got.Draft)
+			if got.Activity != e.Activity || !got.Matched {
+				t.Errorf("activity %s (rule %q, matched %v), want %s\n%s", got.Activity, got.Rule, got.Matched, e.Activity, snap.Text)
+			}
+			if got.Draft != e.Draft {
+				t.Errorf("draft %q, want %q", got.Draft, e.Draft)
+			}
+			if want, ok := corpusRules[e.File]; ok && got.Rule != want {
+				t.Errorf("decided by rule %q, want %q", got.Rule, want)
+			}
+			snap.ANSI = ""
+			plain := pack.Classify(snap)
+			if plain != got {
+				t.Errorf("without ANSI: %+v, with: %+v", plain, got)
+			}
+		})
+	}
+}
+
+// TestCorpusClassifyScreenOnly drops the stream signals (title, OSC 7501
+// state) and classifies again: the screen rules alone must still get every
+// recording right, but for the one moment only the stream shows — Codex
+// streaming an answer looks exactly like Codex at rest
+// (testdata/corpus/README.md).
+func TestCorpusClassifyScreenOnly(t *testing.T) {
+	streamOnly := map[string]activity.Activity{"codex/busy_streaming.raw": activity.Ready}
+	packs := map[string]*classify.Pack{}
+	for _, e := range loadCorpus(t) {
+		t.Run(e.File, func(t *testing.T) {
+			pack := packs[e.Agent]
+			if pack == nil {
+				pack = builtinPack(t, e.Agent)
+				packs[e.Agent] = pack
+			}
+			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := classify.Render(data, e.Cols, e.Rows)
+			snap.Signals.Title, snap.Signals.AgentState = "", ""
+			got := pack.Classify(snap)
+			want := e.Activity
+			if a, ok := streamOnly[e.File]; ok {
+				want = a
+			}
+			t.Logf("%-40s %-18s rule %s", e.File, got.Activity, got.Rule)
+			if got.Activity != want || got.Draft != e.Draft {
+				t.Errorf("screen only: %s (rule %q) draft %q, want %s draft %q", got.Activity, got.Rule, got.Draft, want, e.Draft)
+			}
+		})
+	}
+}
+
+// TestCorpusRuleVariants edits real corpus screens to reach the rules the
+// corpus itself never needs (each recording is decided by an earlier or
+// stronger rule), and checks that every rule of the claude and codex packs
+// decides at least one screen here or in the corpus.
+func TestCorpusRuleVariants(t *testing.T) {
+	replace := func(old, new string) func(*screen.Snapshot) {
+		return func(s *screen.Snapshot) {
+			found := false
+			for i, l := range s.Lines {
+				if strings.Contains(l, old) {
+					s.Lines[i] = strings.ReplaceAll(l, old, new)
+					found = true
+				}
+			}
+			if !found {
+				panic("variant: " + old + " not on the screen")
+			}
+		}
+	}
+	setLine := func(row int, text string) func(*screen.Snapshot) {
+		return func(s *screen.Snapshot) { s.Lines[row] = text }
+	}
+	title := func(t string) func(*screen.Snapshot) { return func(s *screen.Snapshot) { s.Signals.Title = t } }
+	state := func(v string) func(*screen.Snapshot) { return func(s *screen.Snapshot) { s.Signals.AgentState = v } }
+	tests := []struct {
+		name, file string
+		edits      []func(*screen.Snapshot)
+		activity   activity.Activity
+		rule       string
+	}{
+		{"claude spinner without the footer", "claude/busy_waiting.raw",
+			[]func(*screen.Snapshot){replace(" · esc to interrupt", "")}, activity.Busy, "spinner"},
+		{"claude spinner with counts", "claude/busy_streaming.raw",
+			[]func(*screen.Snapshot){replace(" · esc to interrupt", "")}, activity.Busy, "spinner"},
+		{"a finished turn's line is no spinner", "claude/ready_after_turn.raw", nil, activity.Ready, "prompt"},
+		{"claude title spinner", "claude/fresh_ready.raw",
+			[]func(*screen.Snapshot){title("◐ Claude Code")}, activity.Busy, "title_spinner"},
+		{"claude error placeholder alone", "claude/api_error_final.raw",
+			[]func(*screen.Snapshot){replace("● There's an issue with the selected model", "● An answer")}, activity.Error, "error_placeholder"},
+		{"claude error placeholder typed over: a draft, still the failed turn", "claude/api_error_final.raw",
+			[]func(*screen.Snapshot){replace("? for shortcuts · ", "")}, activity.Error, "api_error"},
+		{"claude final error, older wording", "claude/api_error_final.raw",
+			[]func(*screen.Snapshot){replace("● There's an issue with the selected model", "  ⎿  API Error: 500"), replace("Once fixed, resend your message", "")}, activity.Error, "api_error"},
+		{"claude retry line in the transcript, long ago", "claude/ready_after_turn.raw",
+			[]func(*screen.Snapshot){setLine(4, "✻ API error · retrying in 2s · attempt 2/10")}, activity.Ready, "prompt"},
+		{"claude final error, then a new turn", "claude/api_error_final.raw",
+			[]func(*screen.Snapshot){setLine(11, "❯ next"), setLine(13, "✶ Thinking…"), replace("? for shortcuts", "esc to interrupt"), replace("Once fixed, resend your message", "")}, activity.Busy, "esc_to_interrupt"},
+		{"claude other dialog", "claude/permission_prompt.raw",
+			[]func(*screen.Snapshot){replace("❯ 1. Yes", "❯ 1. Allow")}, activity.NeedsConfirmation, "dialog"},
+		{"claude dialog text in the transcript", "claude/question_prose.raw",
+			[]func(*screen.Snapshot){replace("  1. Yes", " ❯ 1. Yes"), replace("  2. No", " Esc to cancel · Tab to amend")}, activity.Ready, "prompt"},
+		{"codex title action required", "codex/ready_after_turn.raw",
+			[]func(*screen.Snapshot){state(""), title("[ ! ] Action Required | t | project")}, activity.NeedsConfirmation, "title_action_required"},
+		{"codex hooks review", "codex/trust_screen.raw",
+			[]func(*screen.Snapshot){replace("Trust this folder?", "Hooks need review")}, activity.NeedsConfirmation, "hooks_review"},
+		{"codex other dialog", "codex/trust_screen.raw",
+			[]func(*screen.Snapshot){replace("Trust this folder?", "Pick one")}, activity.NeedsConfirmation, "dialog"},
+		{"codex working line", "codex/busy_waiting.raw",
+			[]func(*screen.Snapshot){state(""), title("project")}, activity.Busy, "working_line"},
+		{"codex title spinner", "codex/busy_streaming.raw",
+			[]func(*screen.Snapshot){state("")}, activity.Busy, "title_spinner"},
+		{"codex error line", "codex/api_error_final.raw",
+			[]func(*screen.Snapshot){state("")}, activity.Error, "error_line"},
+		{"codex reconnecting beats state=working", "codex/api_unreachable.raw", nil, activity.Error, "reconnecting"},
+		{"codex approval without state", "codex/approval_prompt.raw",
+			[]func(*screen.Snapshot){state(""), title("")}, activity.NeedsConfirmation, "approval"},
+		{"codex prompt without state", "codex/draft.raw",
+			[]func(*screen.Snapshot){state("")}, activity.Ready, "prompt"},
+		{"codex stale error, new turn working", "codex/api_error_final.raw",
+			[]func(*screen.Snapshot){state(""), title("project"), setLine(11, "› next"), setLine(13, "• Working (0s • esc to interrupt)")}, activity.Busy, "working_line"},
+		{"codex interrupted, then an error", "codex/api_error_final.raw",
+			[]func(*screen.Snapshot){state(""), setLine(4, "■ Conversation interrupted - use /feedback if something went wrong")}, activity.Error, "error_line"},
+		{"codex error, then interrupted", "codex/api_error_final.raw",
+			[]func(*screen.Snapshot){state(""), setLine(11, "› next"), setLine(13, "■ Conversation interrupted - use /feedback if something went wrong")}, activity.Ready, "prompt"},
+		{"codex state=done with a stale error further up", "codex/ready_after_turn.raw",
+			[]func(*screen.Snapshot){setLine(3, "■ unexpected status 503")}, activity.Ready, "state_done"},
+	}
+	entries := map[string]corpusEntry{}
+	for _, e := range loadCorpus(t) {
+		entries[e.File] = e
+	}
+	decided := map[string]bool{}
+	for file, rule := range corpusRules {
+		decided[strings.Split(file, "/")[0]+"/"+rule] = true
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := entries[tt.file]
+			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := classify.Render(data, e.Cols, e.Rows)
+			for _, ed := range tt.edits {
+				ed(&snap)
+			}
+			snap.Text, snap.ANSI = strings.TrimRight(strings.Join(snap.Lines, "\n"), "\n"), ""
+			got := builtinPack(t, e.Agent).Classify(snap)
+			if got.Activity != tt.activity || got.Rule != tt.rule {
+				t.Errorf("%s (rule %q), want %s (rule %q)\n%s", got.Activity, got.Rule, tt.activity, tt.rule, snap.Text)
+			}
+			decided[e.Agent+"/"+got.Rule] = true
+		})
+	}
+	for _, agent := range []string{"claude", "codex"} {
+		for _, r := range builtinPack(t, agent).Rules() {
+			if !decided[agent+"/"+r.Name] {
+				t.Errorf("%s rule %s decides no screen of the corpus or of these variants", agent, r.Name)
+			}
+		}
+	}
+}
+
+// TestUnitGeminiPack checks the best-effort Gemini pack against screens
+// drawn after Gemini CLI's source (no recording of the real CLI yet).
+func TestUnitGeminiPack(t *testing.T) {
+	p := builtinPack(t, "gemini")
+	box := func(content string) []string {
+		return []string{
+			"╭──────────────────────────────────────────────────────╮",
+			"│ " + content + strings.Repeat(" ", max(0, 53-len([]rune(content)))) + "│",
+			"╰──────────────────────────────────────────────────────╯",
+			"~/project        no sandbox        gemini-2.5-pro (99% context left)",
+		}
+	}
+	screenOf := func(title string, lines ...string) screen.Snapshot {
+		esc := ""
+		if title != "" {
+			esc = "\x1b]0;" + title + "\x07"
+		}
+		return classify.Render([]byte(esc+strings.Join(lines, "\r\n")), 80, 24)
+	}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		snap     screen.Snapshot
+		activity activity.Activity
+		rule     string
+		draft    string
+	}{
+		{"ready, placeholder", screenOf("Gemini - project", box(">   Type your message or @path/to/file")...), activity.Ready, "prompt", ""},
+		{"ready, draft", screenOf("", box("> fix the tests")...), activity.Ready, "prompt", "fix the tests"},
+		{"ready by title", screenOf("◇  Ready (project)", "✦ Done."), activity.Ready, "title_ready", ""},
+		{"busy spinner", screenOf("", cat([]string{"> hello", "", "⠋ Reticulating splines (esc to cancel, 3s)", ""}, box(">   Type your message or @path/to/file"))...), activity.Busy, "esc_to_cancel", ""},
+		{"busy by title", screenOf("✦  Working… (project)", "✦ Thinking"), activity.Busy, "title_working", ""},
+		{"tool confirmation", screenOf("", "echo hello", "Allow execution of: 'echo'?", "", "● 1. Allow once", "  2. Allow for this session", "  3. No, suggest changes (esc)"), activity.NeedsConfirmation, "tool_confirmation", ""},
+		{"confirmation by title", screenOf("✋  Action Required (project)", "…"), activity.NeedsConfirmation, "title_action_required", ""},
+		{"api error", screenOf("", cat([]string{"> hello", "", "✕ [API Error: 503 Service Unavailable]", ""}, box(">   Type your message or @path/to/file"))...), activity.Error, "api_error", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := p.Classify(tt.snap)
+			if got.Activity != tt.activity || got.Rule != tt.rule || got.Draft != tt.draft {
+				t.Errorf("%+v, want %s rule %q draft %q\n%s", got, tt.activity, tt.rule, tt.draft, tt.snap.Text)
+			}
+		})
+	}
+}
+
+func TestUnitShellPack(t *testing.T) {
+	p := builtinPack(t, "shell")
+	if p.HasRules() || p.HasInput() {
+		t.Errorf("the shell pack has rules: the supervisor must fall back to the foreground process check")
+	}
+}
