@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -83,8 +84,13 @@ func TestClaudeHooksDriveState(t *testing.T) {
 	a.Type("RUN: touch hooked.txt")
 	next("busy")
 	ev := next("needs_confirmation")
-	st := a.State()
-	if st.Activity != "needs_confirmation" || st.Reason != "permission" || !strings.Contains(st.Summary, "touch hooked.txt") {
+	// The screen may see the prompt first; the hook then adds the command.
+	var st ipc.State
+	testutil.WaitUntil(t, 10*time.Second, "the PermissionRequest hook's summary", func() bool {
+		st = a.State()
+		return strings.Contains(st.Summary, "touch hooked.txt")
+	})
+	if st.Activity != "needs_confirmation" || st.Reason != "permission" {
 		t.Fatalf("at the permission prompt: activity %q reason %q summary %q", st.Activity, st.Reason, st.Summary)
 	}
 	if st.AgentSessionID == "" || st.WaitingSince == 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
 )
@@ -38,8 +39,9 @@ func TestCodexNotifyMakesReady(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("session logs: %v", logs)
 	}
-	data, _ := os.ReadFile(logs[0])
-	if !strings.Contains(string(data), "event=agent-turn-complete") {
-		t.Fatalf("notify never reached sup; log:\n%s", data)
-	}
+	// The screen (OSC 7501 done) may say ready first; notify follows.
+	testutil.WaitUntil(t, 10*time.Second, "Codex notify to reach sup", func() bool {
+		data, _ := os.ReadFile(logs[0])
+		return strings.Contains(string(data), "event=agent-turn-complete")
+	})
 }

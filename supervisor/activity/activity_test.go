@@ -115,3 +115,27 @@ func TestOperatorBusy(t *testing.T) {
 		t.Fatalf("20s after a key: %+v", st)
 	}
 }
+
+// The screen seeing the same prompt as a hook must not erase the hook's
+// summary, whichever arrives first.
+func TestLowerRankKeepsHookDetails(t *testing.T) {
+	screen := Signal{Source: SourceScreen, Rule: "screen:permission", Activity: NeedsConfirmation, Reason: "permission", Stuck: true}
+	for _, hookFirst := range []bool{true, false} {
+		tr := NewTracker(Config{})
+		h := hook("PermissionRequest", time.Second)
+		s := screen
+		s.At = at(time.Second)
+		if hookFirst {
+			tr.Observe(h)
+			tr.Observe(s)
+		} else {
+			tr.Observe(s)
+			if !tr.Observe(h) {
+				t.Fatal("the hook's details after the screen's: no change reported")
+			}
+		}
+		if st := tr.State(at(2 * time.Second)); st.Summary != "Bash: touch x" || st.Source != SourceHook {
+			t.Fatalf("hook first %v: summary %q source %v", hookFirst, st.Summary, st.Source)
+		}
+	}
+}

@@ -47,12 +47,21 @@ func (t *Tracker) Observe(s Signal) bool {
 		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity {
 		return false
 	}
-	if s.Activity == cur.Activity && s.Reason == cur.Reason && s.Summary == cur.Summary && s.Stuck == cur.Stuck {
-		// Same news from another source: remember the best-ranked witness.
-		if s.Source > cur.Source {
+	if s.Activity == cur.Activity && s.Stuck == cur.Stuck {
+		// Same news. A lower-ranked witness never replaces the details
+		// of a better one (the screen knows a prompt is up; the hook
+		// knows which command it is about).
+		switch {
+		case s.Source < cur.Source:
+			return false
+		case s.Reason != cur.Reason || s.Summary != cur.Summary:
+			t.state.Reason, t.state.Summary = s.Reason, s.Summary
 			t.state.Source, t.state.Rule = s.Source, s.Rule
+			return true
+		default:
+			t.state.Source, t.state.Rule = s.Source, s.Rule
+			return false
 		}
-		return false
 	}
 	next := State{
 		Activity:     s.Activity,
