@@ -18,21 +18,20 @@ func TestE2EShellForeground(t *testing.T) {
 	r := newRig(t, "activity: {ready_debounce: 200ms}\nstop_grace: 300ms\n")
 	r.env["SHELL"] = "/bin/sh"
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"))
-	waitActivity := func(want, reason string) {
+	waitActivity := func(want, reason string) ipc.State {
 		t.Helper()
+		var st ipc.State
 		testutil.WaitUntil(t, 10*time.Second, "activity "+want, func() bool {
 			out, err := r.sup("state", "--json", "doc")
-			var st ipc.State
 			return err == nil && json.Unmarshal([]byte(out), &st) == nil && st.Activity == want && st.Reason == reason
 		})
+		return st
 	}
-	waitActivity("ready", "idle")
-	if st := r.state("doc"); st.WaitingSince == 0 {
+	if st := waitActivity("ready", "idle"); st.WaitingSince == 0 {
 		t.Fatalf("a shell at its prompt waits on the human: %+v", st)
 	}
-	r.mustSup("inject", "doc", "sleep 2; echo slept")
-	waitActivity("busy", "working")
-	if st := r.state("doc"); st.WaitingSince != 0 {
+	r.mustSup("inject", "doc", "sleep 3; echo slept")
+	if st := waitActivity("busy", "working"); st.WaitingSince != 0 {
 		t.Fatalf("busy yet waiting since %d", st.WaitingSince)
 	}
 	r.tm.WaitFor(t, pane, "slept", 10*time.Second)

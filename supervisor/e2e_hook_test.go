@@ -75,7 +75,9 @@ func TestE2EHookNeverHangs(t *testing.T) {
 	r := newRig(t, "")
 	r.start("-echo")
 	huge := `{"hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 8<<20) + `"}`
-	if took := r.hook(huge); took > time.Second {
+	// Bounds here only catch a hang: process start-up of a race-built
+	// binary on a loaded CI machine takes most of them.
+	if took := r.hook(huge); took > 3*time.Second {
 		t.Fatalf("sup hook with a huge payload took %v", took)
 	}
 	mute := filepath.Join(r.env["SUP_RUNTIME_DIR"], "mute.sock")
@@ -95,7 +97,7 @@ func TestE2EHookNeverHangs(t *testing.T) {
 	}()
 	took := r.hookTo(mute, `{"session_id":"c","hook_event_name":"UserPromptSubmit"}`)
 	t.Logf("sup hook against a mute supervisor returned in %v", took)
-	if took > 500*time.Millisecond { // its budget is 90 ms; the rest is process start-up under -race
+	if took > 2*time.Second { // its budget is 90 ms after start-up
 		t.Fatalf("sup hook against a mute supervisor took %v", took)
 	}
 	var worst time.Duration

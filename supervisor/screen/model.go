@@ -298,7 +298,6 @@ func (m *Model) Close() {
 
 func (m *Model) run() {
 	defer close(m.stopped)
-	yieldCPU()
 	var batch []item
 	for {
 		m.mu.Lock()
