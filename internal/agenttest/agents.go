@@ -20,6 +20,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -112,4 +113,22 @@ func isELF(path string) bool {
 		return false
 	}
 	return bytes.Equal(magic, []byte(elf.ELFMAG))
+}
+
+// prepareAgent is what every Start helper does first: fail or skip without
+// the agent's binary, start the model stand-in (closed when the test ends)
+// and make the project directory, by its real path as the agents record it.
+func prepareAgent(t testing.TB, name string) (*fakemodel.Server, string) {
+	t.Helper()
+	AgentBin(t, name)
+	model, err := fakemodel.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	dir := filepath.Join(t.TempDir(), "project")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return model, claudeProjectKey(dir)
 }

@@ -1,11 +1,8 @@
 package agenttest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -41,17 +38,7 @@ const (
 // skips or fails as AgentBin does, before starting anything.
 func StartClaude(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 	t.Helper()
-	AgentBin(t, "claude")
-	model, err := fakemodel.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { model.Close() })
-	dir := filepath.Join(t.TempDir(), "project")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir = claudeProjectKey(dir)
+	model, dir := prepareAgent(t, "claude")
 	if !NewOptions(opts...).Untrusted {
 		opts = append([]Option{WithTrust(dir)}, opts...)
 	}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -152,17 +151,7 @@ func codexConfig(modelURL string, trusted []string, extra string) string {
 // installed it skips or fails as AgentBin does, before starting anything.
 func StartCodex(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 	t.Helper()
-	AgentBin(t, "codex")
-	model, err := fakemodel.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { model.Close() })
-	dir := filepath.Join(t.TempDir(), "project")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir = claudeProjectKey(dir)
+	model, dir := prepareAgent(t, "codex")
 	env := CodexSandbox(t, model.URL, dir, opts...)
 	a := StartUnderSup(t, tm, SupStart{Profile: "codex", Dir: dir, Home: env["HOME"], Env: env, Model: model}, NewOptions(opts...))
 	// Registered after tm's cleanup, so it runs before it.
