@@ -72,11 +72,11 @@ func (r *Recorder) Stop() {
 	if r.a == nil {
 		r.t.Fatal("recorder: Stop before the agent started (pass Option to the Start helper)")
 	}
-	r.waitQuiet(settleQuiet, settleMax)
+	testutil.WaitFileQuiet(r.Path, settleQuiet, settleMax)
 	if _, err := r.a.Tmux.Run("pipe-pane", "-t", r.a.Pane); err != nil {
 		r.t.Fatalf("recorder: close the pipe: %v", err)
 	}
-	r.waitQuiet(flushQuiet, 10*time.Second)
+	testutil.WaitFileQuiet(r.Path, flushQuiet, 10*time.Second)
 	data, err := os.ReadFile(r.Path)
 	if err != nil {
 		r.t.Fatal(err)
@@ -116,26 +116,6 @@ func completeFrames(data []byte) []byte {
 		return data[:end+len(syncEnd)]
 	}
 	return data
-}
-
-// waitQuiet waits until the file has not grown for quiet, or for at most
-// limit.
-func (r *Recorder) waitQuiet(quiet, limit time.Duration) {
-	size := func() int64 {
-		info, err := os.Stat(r.Path)
-		if err != nil {
-			return -1
-		}
-		return info.Size()
-	}
-	deadline := time.Now().Add(limit)
-	last, since := size(), time.Now()
-	for time.Now().Before(deadline) && time.Since(since) < quiet {
-		time.Sleep(10 * time.Millisecond)
-		if s := size(); s != last {
-			last, since = s, time.Now()
-		}
-	}
 }
 
 // ReplayScreen writes the recording at path into a fresh pane of tm,

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -20,5 +21,26 @@ func WaitUntil(t testing.TB, timeout time.Duration, what string, cond func() boo
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
 		time.Sleep(pollInterval)
+	}
+}
+
+// WaitFileQuiet waits until the file at path has not changed size for
+// quiet, or for at most limit: the end of a recording that a process (a
+// tmux pipe-pane) still appends to.
+func WaitFileQuiet(path string, quiet, limit time.Duration) {
+	size := func() int64 {
+		info, err := os.Stat(path)
+		if err != nil {
+			return -1
+		}
+		return info.Size()
+	}
+	deadline := time.Now().Add(limit)
+	last, since := size(), time.Now()
+	for time.Now().Before(deadline) && time.Since(since) < quiet {
+		time.Sleep(10 * time.Millisecond)
+		if s := size(); s != last {
+			last, since = s, time.Now()
+		}
 	}
 }

@@ -3,6 +3,7 @@ package screen
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,7 +127,7 @@ func record(t *testing.T, dir string, sc scenario) {
 	fx := replayFixture{Name: sc.name, Command: sc.command, Cols: sc.cols, Rows: sc.rows,
 		TmuxVersion: strings.TrimSpace(tmux("-V"))}
 	snap := func(after string) {
-		waitQuiet(bin, 300*time.Millisecond, 5*time.Second)
+		testutil.WaitFileQuiet(bin, 300*time.Millisecond, 5*time.Second)
 		text := acsText(tmux("capture-pane", "-p", "-e", "-t", "rec"))
 		var cx, cy, alt int
 		fmt.Sscan(tmux("display", "-p", "-t", "rec", "#{cursor_x} #{cursor_y} #{alternate_on}"), &cx, &cy, &alt)
@@ -143,7 +144,7 @@ func record(t *testing.T, dir string, sc scenario) {
 		snap(strings.Join(keys, " "))
 	}
 	tmux("pipe-pane", "-t", "rec")
-	waitQuiet(bin, 300*time.Millisecond, 5*time.Second)
+	testutil.WaitFileQuiet(bin, 300*time.Millisecond, 5*time.Second)
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -156,25 +157,6 @@ func record(t *testing.T, dir string, sc scenario) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %d bytes, %d checkpoints", sc.name, len(data), len(fx.Checkpoints))
-}
-
-// waitQuiet waits until path has not grown for quiet (at most limit).
-func waitQuiet(path string, quiet, limit time.Duration) {
-	size := func() int64 {
-		info, err := os.Stat(path)
-		if err != nil {
-			return -1
-		}
-		return info.Size()
-	}
-	deadline := time.Now().Add(limit)
-	last, since := size(), time.Now()
-	for time.Now().Before(deadline) && time.Since(since) < quiet {
-		time.Sleep(10 * time.Millisecond)
-		if s := size(); s != last {
-			last, since = s, time.Now()
-		}
-	}
 }
 
 // acsText turns `capture-pane -p -e` output into plain text with DEC
