@@ -11,17 +11,6 @@ import (
 	"time"
 )
 
-// startAnthropic starts a server that the test closes.
-func startAnthropic(t *testing.T) *Server {
-	t.Helper()
-	s, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
 // claudeTools is the tool list of a main-loop request (Claude Code sends
 // full schemas of about a dozen tools).
 var claudeTools = []any{map[string]any{"name": "Bash", "input_schema": map[string]any{"type": "object"}}}
@@ -138,7 +127,7 @@ func assemble(t *testing.T, events []anthropicEvent) streamed {
 }
 
 func TestAnthropicStreamsText(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	resp, body := postAnthropic(t, s, "/v1/messages?beta=true", claudeBody("hello there"))
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -159,7 +148,7 @@ func TestAnthropicStreamsText(t *testing.T) {
 }
 
 func TestAnthropicToolCall(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	_, body := postAnthropic(t, s, "/v1/messages", claudeBody("RUN: touch it.txt"))
 	got := assemble(t, parseSSE(t, body))
 	if got.stop != "tool_use" || got.toolName != "Bash" || got.text != "running it" {
@@ -179,7 +168,7 @@ func TestAnthropicAnswersToolResult(t *testing.T) {
 		"blocks": []any{map[string]any{"type": "text", "text": "first line\nsecond"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startAnthropic(t)
+			s := startServer(t)
 			req := claudeBody("RUN: cat f")
 			req["messages"] = append(req["messages"].([]any),
 				map[string]any{"role": "assistant", "content": []any{
@@ -202,7 +191,7 @@ func TestAnthropicAnswersToolResult(t *testing.T) {
 // After a failed turn Claude Code sends the failed prompt and the next one
 // as blocks of one user message; the newest is the last.
 func TestAnthropicUserTextIsLastBlock(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	req := claudeBody("")
 	req["messages"] = []any{map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "text", "text": "FAIL 400\n"},
@@ -216,7 +205,7 @@ func TestAnthropicUserTextIsLastBlock(t *testing.T) {
 }
 
 func TestAnthropicSlowSpreadsText(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "one two three four five", Delay: 400 * time.Millisecond})
 	start := time.Now()
 	_, body := postAnthropic(t, s, "/v1/messages", claudeBody("anything"))
@@ -230,7 +219,7 @@ func TestAnthropicSlowSpreadsText(t *testing.T) {
 
 func TestAnthropicFailsWithStatus(t *testing.T) {
 	for status, typ := range map[int]string{400: "invalid_request_error", 529: "overloaded_error", 500: "api_error", 503: "api_error"} {
-		s := startAnthropic(t)
+		s := startServer(t)
 		s.Queue(Turn{Status: status})
 		resp, body := postAnthropic(t, s, "/v1/messages", claudeBody("x"))
 		var e struct {
@@ -247,7 +236,7 @@ func TestAnthropicFailsWithStatus(t *testing.T) {
 }
 
 func TestAnthropicHangEndsWithClient(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	b, _ := json.Marshal(claudeBody("HANG"))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -293,7 +282,7 @@ func TestAnthropicHangEndsWithClose(t *testing.T) {
 }
 
 func TestAnthropicNotStreaming(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	req := claudeBody("RUN: ls")
 	req["stream"] = false
 	resp, body := postAnthropic(t, s, "/v1/messages", req)
@@ -315,7 +304,7 @@ func TestAnthropicNotStreaming(t *testing.T) {
 
 // The title request: no tools, the small model, a json_schema answer.
 func TestAnthropicSideRequestsKeepTheQueue(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "queued answer"})
 	title := map[string]any{
 		"model": "claude-haiku-5-5", "max_tokens": 128000, "stream": true, "tools": []any{},
@@ -353,7 +342,7 @@ func TestAnthropicSideRequestsKeepTheQueue(t *testing.T) {
 }
 
 func TestAnthropicOtherPaths(t *testing.T) {
-	s := startAnthropic(t)
+	s := startServer(t)
 	req, _ := http.NewRequest("HEAD", s.URL+"/api/hello", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {

@@ -12,17 +12,6 @@ import (
 	"time"
 )
 
-// startOpenAI starts a server that the test closes.
-func startOpenAI(t *testing.T) *Server {
-	t.Helper()
-	s, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
 // codexInput is an input list shaped like Codex's first request: its
 // developer prompt, AGENTS.md and the environment as user messages, then
 // what the person typed.
@@ -146,7 +135,7 @@ func lastRequest(t *testing.T, s *Server) Request {
 }
 
 func TestOpenAITextTurn(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "hello from the stand-in"})
 	events := stream(t, s, openaiBody(codexInput("hi there")))
 
@@ -185,7 +174,7 @@ func TestOpenAITextTurn(t *testing.T) {
 }
 
 func TestOpenAIStringInput(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	events := stream(t, s, openaiBody("SAY plain"))
 	if text, _ := deltaText(events); text != "plain" {
 		t.Fatalf("answer %q, want plain", text)
@@ -193,7 +182,7 @@ func TestOpenAIStringInput(t *testing.T) {
 }
 
 func TestOpenAIRunCallsExecCommand(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	events := stream(t, s, openaiBody(codexInput("RUN: touch /tmp/x")))
 	items := doneItems(events)
 	if len(items) != 2 || items[0]["type"] != "message" || items[1]["type"] != "function_call" {
@@ -220,7 +209,7 @@ func TestOpenAIRunCallsExecCommand(t *testing.T) {
 }
 
 func TestOpenAIToolOnlyTurn(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	s.Queue(Turn{Tool: &ToolCall{Command: "ls"}})
 	items := doneItems(stream(t, s, openaiBody(codexInput("anything"))))
 	if len(items) != 1 || items[0]["type"] != "function_call" {
@@ -239,7 +228,7 @@ func TestOpenAIToolResult(t *testing.T) {
 		"object": map[string]any{"content": "Process exited with code 0", "success": true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startOpenAI(t)
+			s := startServer(t)
 			result := map[string]any{"type": "function_call_output", "call_id": "call_1", "output": output}
 			events := stream(t, s, openaiBody(codexInput("RUN: true", call, result)))
 			if text, _ := deltaText(events); text != "done: Process exited with code 0" {
@@ -254,7 +243,7 @@ func TestOpenAIToolResult(t *testing.T) {
 }
 
 func TestOpenAISlowSpreadsDelay(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "a fairly long answer streamed slowly", Delay: 400 * time.Millisecond})
 	start := time.Now()
 	events := stream(t, s, openaiBody(codexInput("go")))
@@ -267,7 +256,7 @@ func TestOpenAISlowSpreadsDelay(t *testing.T) {
 }
 
 func TestOpenAIStatus(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	status, body := post(t, s, openaiBody(codexInput("FAIL 503")))
 	if status != 503 {
 		t.Fatalf("status %d, want 503", status)
@@ -285,7 +274,7 @@ func TestOpenAIStatus(t *testing.T) {
 }
 
 func TestOpenAIHangEndsWithClient(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	b, _ := json.Marshal(openaiBody(codexInput("HANG")))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -328,7 +317,7 @@ func titleRequest() map[string]any {
 }
 
 func TestOpenAISideRequestKeepsQueue(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "queued"})
 	events := stream(t, s, titleRequest())
 	text, _ := deltaText(events)
@@ -345,7 +334,7 @@ func TestOpenAISideRequestKeepsQueue(t *testing.T) {
 }
 
 func TestOpenAISideEndpoints(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	resp, err := http.Get(s.URL + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +364,7 @@ func TestOpenAISideEndpoints(t *testing.T) {
 }
 
 func TestOpenAIBadBody(t *testing.T) {
-	s := startOpenAI(t)
+	s := startServer(t)
 	s.Queue(Turn{Text: "kept"})
 	if status, _ := post(t, s, "not an object"); status != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400", status)
