@@ -102,6 +102,22 @@ var corpusRules = map[string]string{
 	"codex/api_error_final.raw":               "state_error",
 }
 
+// renderEntry renders a recording's last screen and returns it with the
+// built-in pack of its agent (loaded once per agent into packs).
+func renderEntry(t *testing.T, packs map[string]*classify.Pack, e corpusEntry) (*classify.Pack, screen.Snapshot) {
+	t.Helper()
+	pack := packs[e.Agent]
+	if pack == nil {
+		pack = builtinPack(t, e.Agent)
+		packs[e.Agent] = pack
+	}
+	data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pack, classify.Render(data, e.Cols, e.Rows)
+}
+
 // TestCorpusClassify classifies the last screen of every recording of
 // testdata/corpus with the built-in pack of its agent: activity and draft
 // must be the labelled ones, from the full snapshot and again from its
@@ -111,16 +127,7 @@ func TestCorpusClassify(t *testing.T) {
 	packs := map[string]*classify.Pack{}
 	for _, e := range loadCorpus(t) {
 		t.Run(e.File, func(t *testing.T) {
-			pack := packs[e.Agent]
-			if pack == nil {
-				pack = builtinPack(t, e.Agent)
-				packs[e.Agent] = pack
-			}
-			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap := classify.Render(data, e.Cols, e.Rows)
+			pack, snap := renderEntry(t, packs, e)
 			if snap.InFrame {
 				t.Errorf("recording ends inside a synchronized frame")
 			}
@@ -154,16 +161,7 @@ func TestCorpusClassifyScreenOnly(t *testing.T) {
 	packs := map[string]*classify.Pack{}
 	for _, e := range loadCorpus(t) {
 		t.Run(e.File, func(t *testing.T) {
-			pack := packs[e.Agent]
-			if pack == nil {
-				pack = builtinPack(t, e.Agent)
-				packs[e.Agent] = pack
-			}
-			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap := classify.Render(data, e.Cols, e.Rows)
+			pack, snap := renderEntry(t, packs, e)
 			snap.Signals.Title, snap.Signals.AgentState = "", ""
 			got := pack.Classify(snap)
 			want := e.Activity
