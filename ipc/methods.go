@@ -15,6 +15,7 @@ const (
 	MethodHook      = "hook"
 	MethodSubscribe = "subscribe"
 	MethodHistory   = "history"
+	MethodUnblock   = "unblock"
 )
 
 // HelloResult answers hello.

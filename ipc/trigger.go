@@ -1,0 +1,68 @@
+package ipc
+
+// Trigger outcomes (seed 001 trigger_runtime). Accepted is only ever the
+// immediate answer of a trigger sent without wait whose delivery is under
+// way; the final outcome follows as a "trigger" event and in state.
+const (
+	OutcomeDelivered     = "delivered"
+	OutcomeAlreadyActive = "already_active"
+	OutcomeDeferred      = "deferred"
+	OutcomeTimeout       = "timeout"
+	OutcomeFailed        = "failed"
+	OutcomeAccepted      = "accepted"
+)
+
+// TriggerParams are the params of `trigger`: a prompt to deliver into the
+// live agent under the collision, rate and loop policies.
+type TriggerParams struct {
+	TriggerID      string `msgpack:"trigger_id"`                // required; idempotency key, sanitised to [A-Za-z0-9._:-]
+	ThreadID       string `msgpack:"thread_id,omitempty"`       // rate limits and loop guards count per thread
+	Reason         string `msgpack:"reason,omitempty"`          // shown in the envelope and the audit
+	Prompt         string `msgpack:"prompt"`                    // required; the text, sanitised before writing
+	AckTimeoutMS   int64  `msgpack:"ack_timeout_ms,omitempty"`  // 0: the configured default (8000)
+	ForceOverride  bool   `msgpack:"force_override,omitempty"`  // deliver despite operator_busy
+	OverrideReason string `msgpack:"override_reason,omitempty"` // required with force_override: "human_override:…" or "coordinator_override:…"
+	Requester      string `msgpack:"requester,omitempty"`       // who asks (audit)
+	Envelope       *bool  `msgpack:"envelope,omitempty"`        // nil: on
+	Wait           bool   `msgpack:"wait,omitempty"`            // block until a final outcome
+}
+
+// TriggerResult answers `trigger` and is the data of the "trigger" event.
+type TriggerResult struct {
+	TriggerID       string `msgpack:"trigger_id" json:"trigger_id"`
+	ThreadID        string `msgpack:"thread_id" json:"thread_id"`
+	Result          string `msgpack:"result" json:"result"` // one of the Outcome constants
+	ErrorCode       string `msgpack:"error_code,omitempty" json:"error_code,omitempty"`
+	Message         string `msgpack:"message,omitempty" json:"message,omitempty"`
+	DeliveryBackend string `msgpack:"delivery_backend" json:"delivery_backend"` // "pty"
+	DeliveredAt     int64  `msgpack:"delivered_at,omitempty" json:"delivered_at,omitempty"`
+	DeferredUntil   int64  `msgpack:"deferred_until,omitempty" json:"deferred_until,omitempty"`
+	Attempts        int    `msgpack:"attempts" json:"attempts"`
+	AckedBy         string `msgpack:"acked_by,omitempty" json:"acked_by,omitempty"` // hook, activity, marker
+	Fallback        string `msgpack:"fallback,omitempty" json:"fallback,omitempty"` // resume, fresh: how a stopped child was brought back
+	Repeat          bool   `msgpack:"repeat,omitempty" json:"repeat,omitempty"`     // a known trigger_id: this is its first outcome
+	AuditError      string `msgpack:"audit_error,omitempty" json:"audit_error,omitempty"`
+}
+
+// UnblockParams are the params of `unblock`: lift a thread's loop guard.
+type UnblockParams struct {
+	ThreadID string `msgpack:"thread_id"`
+}
+
+// UnblockResult answers `unblock`.
+type UnblockResult struct {
+	ThreadID string `msgpack:"thread_id" json:"thread_id"`
+	Blocked  bool   `msgpack:"was_blocked" json:"was_blocked"` // the thread was blocked before
+}
+
+// SkipParams are the params of `skip`: move this session to the queue's
+// tail and make it ineligible as head for the cooldown.
+type SkipParams struct {
+	CooldownMS int64 `msgpack:"cooldown_ms,omitempty"` // 0: the configured default (5 min)
+}
+
+// SkipResult answers `skip`.
+type SkipResult struct {
+	WaitingSince int64 `msgpack:"waiting_since" json:"waiting_since"` // the new, later, queue position
+	SkipUntil    int64 `msgpack:"skip_until" json:"skip_until"`
+}
