@@ -62,10 +62,10 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	case ar.Stream:
 		streamAnthropic(w, req, ar, turn)
 	default:
-		if !anthropicSleep(req, turn.Delay) {
+		if !sleepOrDone(req, turn.Delay) {
 			return
 		}
-		anthropicJSON(w, http.StatusOK, anthropicReply(ar, turn))
+		writeJSON(w, http.StatusOK, anthropicReply(ar, turn))
 	}
 }
 
@@ -81,7 +81,7 @@ func (s *Server) anthropicCountTokens(w http.ResponseWriter, req *http.Request) 
 	_, _ = parseAnthropic(&r, body) // Best effort: only for the log.
 	r.Side = true
 	s.decide(r)
-	anthropicJSON(w, http.StatusOK, map[string]int{"input_tokens": anthropicTokens(len(body))})
+	writeJSON(w, http.StatusOK, map[string]int{"input_tokens": anthropicTokens(len(body))})
 }
 
 // anthropicErrorTypes maps statuses to the API's error types.
@@ -105,7 +105,7 @@ func anthropicError(w http.ResponseWriter, status int, message string) {
 			typ = "invalid_request_error"
 		}
 	}
-	anthropicJSON(w, status, map[string]any{
+	writeJSON(w, status, map[string]any{
 		"type":  "error",
 		"error": map[string]string{"type": typ, "message": message},
 	})
@@ -147,16 +147,16 @@ func anthropicID(prefix string) string {
 // anthropicTokens is a rough token count for n bytes.
 func anthropicTokens(n int) int { return n/4 + 1 }
 
-// anthropicJSON writes v as a JSON body with status.
-func anthropicJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes v as a JSON body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v) // The agent may have hung up; nothing to do.
 }
 
-// anthropicSleep waits d, or until the request is cancelled; it reports
+// sleepOrDone waits d, or until the request is cancelled; it reports
 // whether the full wait happened.
-func anthropicSleep(req *http.Request, d time.Duration) bool {
+func sleepOrDone(req *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}

@@ -56,7 +56,7 @@ func streamAnthropic(w http.ResponseWriter, req *http.Request, ar anthropicReque
 		parts := chunks(turn.Text, n)
 		pause := turn.Delay / time.Duration(len(parts))
 		for _, p := range parts {
-			if !anthropicSleep(req, pause) {
+			if !sleepOrDone(req, pause) {
 				return
 			}
 			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,

@@ -1,6 +1,7 @@
 // Package fakemodel is a loopback stand-in for the model APIs the real agent
-// CLIs talk to: the Anthropic Messages API (Claude Code) and the OpenAI
-// Responses API (Codex). A test scripts what the model does next — answer,
+// CLIs talk to: the Anthropic Messages API (Claude Code), the OpenAI
+// Responses API (Codex) and the Gemini API (Gemini CLI, generativelanguage
+// v1beta streamGenerateContent). A test scripts what the model does next — answer,
 // stream slowly, call a tool, fail, hang — and reads back every request the
 // agent sent. It binds 127.0.0.1 on an ephemeral port only.
 //
@@ -11,7 +12,8 @@
 //
 //	RUN: <command>   call the shell tool with command (Claude: Bash;
 //	                 Codex: exec_command with sandbox_permissions
-//	                 require_escalated, which forces an approval)
+//	                 require_escalated, which forces an approval;
+//	                 Gemini: run_shell_command, which asks first)
 //	SLOW <n>         stream an answer slowly over n seconds
 //	FAIL <status>    answer with that HTTP status and an API error body
 //	HANG             never answer (until the agent gives up)

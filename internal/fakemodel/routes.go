@@ -5,6 +5,7 @@ import "net/http"
 func (s *Server) routes(mux *http.ServeMux) {
 	s.anthropicRoutes(mux)
 	s.openaiRoutes(mux)
+	s.geminiRoutes(mux)
 	// Anything else: logged and answered 404 (unknown.go).
 	mux.HandleFunc("/", s.unknownRoute)
 }

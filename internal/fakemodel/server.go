@@ -12,7 +12,7 @@ import (
 
 // Request is one request an agent sent, as logged.
 type Request struct {
-	API        string // "anthropic" or "openai"
+	API        string // "anthropic", "openai", "gemini" or "unknown"
 	Method     string
 	Path       string
 	Body       []byte
