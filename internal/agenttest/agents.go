@@ -1,5 +1,5 @@
-// Package agenttest runs the real agent CLIs (Claude Code, Codex) in tests,
-// offline: it finds the pinned binaries `make agents` installed into
+// Package agenttest runs the real agent CLIs (Claude Code, Codex, Gemini
+// CLI) in tests, offline: it finds the pinned binaries `make agents` installed into
 // .agents/, prepares private sandboxes (HOME, first-run screens answered,
 // permission prompts on) pointed at a [fakemodel] stand-in, and starts an
 // agent under `sup start` in a tmux pane in one call.
@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -35,7 +36,7 @@ func AgentsDir(t testing.TB) string {
 }
 
 // AgentBin returns the path of the native binary of the real agent CLI
-// name ("claude", "codex") installed under .agents/node_modules. When it
+// name ("claude", "codex", "gemini") installed under .agents/node_modules. When it
 // is not installed the test fails in CI and is skipped elsewhere, with a
 // message naming `make agents`; this is the only skip the real-agent tests
 // allow.
@@ -66,7 +67,8 @@ func InCI() bool {
 	return v != "" && v != "0" && v != "false"
 }
 
-// FindAgentBin finds the native executable called name below nodeModules.
+// FindAgentBin finds the native executable called name below nodeModules
+// (for "gemini", the script findGeminiScript returns).
 // The npm packages ship their binaries in per-platform optional
 // dependencies (@anthropic-ai/claude-code-linux-x64/claude,
 // @openai/codex-linux-x64/vendor/<triple>/bin/codex) and only link a
@@ -77,6 +79,9 @@ func InCI() bool {
 func FindAgentBin(nodeModules, name string) (string, error) {
 	if _, err := os.Stat(nodeModules); err != nil {
 		return "", fmt.Errorf("find %s: %w", name, err)
+	}
+	if name == "gemini" {
+		return findGeminiScript(nodeModules)
 	}
 	var found []string
 	err := filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
@@ -131,4 +136,21 @@ func prepareAgent(t testing.TB, name string) (*fakemodel.Server, string) {
 		t.Fatal(err)
 	}
 	return model, claudeProjectKey(dir)
+}
+
+// geminiScript is Gemini CLI's entry point inside its npm package. Gemini
+// CLI is JavaScript (one bundle, run by node), not a native binary.
+const geminiScript = "@google/gemini-cli/bundle/gemini.js"
+
+// findGeminiScript returns Gemini CLI's bundled script below nodeModules,
+// provided node, which runs it, is in PATH.
+func findGeminiScript(nodeModules string) (string, error) {
+	path := filepath.Join(nodeModules, geminiScript)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("find gemini: %w", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", fmt.Errorf("gemini needs node (>= 20) in PATH: %w", err)
+	}
+	return path, nil
 }

@@ -21,6 +21,9 @@ type Options struct {
 	// ClaudeSettings are merged over the top level of
 	// ~/.claude/settings.json (e.g. "hooks").
 	ClaudeSettings map[string]any
+	// GeminiSettings are merged over the top level of
+	// ~/.gemini/settings.json.
+	GeminiSettings map[string]any
 }
 
 // Option sets a field of Options.
@@ -73,13 +76,22 @@ func WithClaudeUnapprovedKey() Option {
 // WithClaudeSettings merges settings over ~/.claude/settings.json's top
 // level.
 func WithClaudeSettings(settings map[string]any) Option {
-	return func(o *Options) {
-		if o.ClaudeSettings == nil {
-			o.ClaudeSettings = map[string]any{}
-		}
-		for k, v := range settings {
-			o.ClaudeSettings[k] = v
-		}
+	return func(o *Options) { mergeSettings(&o.ClaudeSettings, settings) }
+}
+
+// WithGeminiSettings merges settings over ~/.gemini/settings.json's top
+// level.
+func WithGeminiSettings(settings map[string]any) Option {
+	return func(o *Options) { mergeSettings(&o.GeminiSettings, settings) }
+}
+
+// mergeSettings sets settings' keys in *dst, making the map if need be.
+func mergeSettings(dst *map[string]any, settings map[string]any) {
+	if *dst == nil {
+		*dst = map[string]any{}
+	}
+	for k, v := range settings {
+		(*dst)[k] = v
 	}
 }
 
