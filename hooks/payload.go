@@ -45,6 +45,9 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 	p.NotificationType = str(raw["notification_type"])
 	p.Message = str(raw["last_assistant_message"])
 	if p.Message == "" {
+		p.Message = geminiLastAnswer(raw["prompt_response"])
+	}
+	if p.Message == "" {
 		p.Message = str(raw["message"])
 	}
 	if in, ok := raw["tool_input"].(map[string]any); ok {
@@ -53,7 +56,56 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 			p.Command = str(in["file_path"])
 		}
 	}
+	if details, ok := raw["details"].(map[string]any); ok && p.ToolName == "" && p.Command == "" {
+		p.ToolName, p.Command = geminiPermission(details)
+	}
 	return p, nil
+}
+
+// geminiLastAnswer is the end of a Gemini CLI AfterAgent prompt_response:
+// Gemini CLI 0.61 joins the texts of every model call of the turn with a
+// newline ("running it\ndone: …" for a turn that ran a tool), so the last
+// non-blank line is from the turn's final answer.
+func geminiLastAnswer(v any) string {
+	s, _ := v.(string)
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return str(strings.TrimSpace(s))
+}
+
+// geminiToolNames are the tool names Gemini CLI's confirmation dialogs
+// show, by the dialog's type (the Notification hook's details.type).
+var geminiToolNames = map[string]string{"exec": "Shell", "edit": "Edit", "info": "WebFetch"}
+
+// geminiPermission reads a Gemini CLI Notification (ToolPermission)
+// payload's details, which name neither tool_name nor tool_input: the
+// tool as its dialog shows it and what it acts on (the command, the file,
+// the MCP tool, the URL).
+func geminiPermission(d map[string]any) (tool, command string) {
+	typ := str(d["type"])
+	tool = geminiToolNames[typ]
+	switch typ {
+	case "exec":
+		command = str(d["command"])
+	case "edit":
+		command = str(d["filePath"])
+	case "mcp":
+		tool = str(d["serverName"])
+		command = str(d["toolDisplayName"])
+		if command == "" {
+			command = str(d["toolName"])
+		}
+	case "info":
+		if urls, _ := d["urls"].([]any); len(urls) > 0 {
+			command = str(urls[0])
+		}
+	}
+	if tool == "" {
+		tool = str(d["title"])
+	}
+	return tool, command
 }
 
 // titleThread recognises the side conversation Codex starts to name a

@@ -40,6 +40,43 @@ func TestParseCodexNotify(t *testing.T) {
 	}
 }
 
+// The payloads below are Gemini CLI 0.61.0's, as its hooks got them.
+func TestParseGemini(t *testing.T) {
+	const base = `"session_id":"194c09ae-36af-4267-bae9-d5ba31d3f26c","transcript_path":"/h/.gemini/tmp/proj/chats/session-2026-11-22T06-44-194c09ae.jsonl","cwd":"/p","timestamp":"2026-11-22T06:44:37.022Z"`
+	p, err := Parse("gemini", []byte(`{`+base+`,"hook_event_name":"Notification","notification_type":"ToolPermission",
+		"message":"Tool Confirm Shell Command requires execution","details":{"type":"exec","title":"Confirm Shell Command","command":"touch m2.txt","rootCommand":"touch"}}`))
+	if err != nil || p.Event != "Notification" || p.NotificationType != "ToolPermission" || p.ToolName != "Shell" || p.Command != "touch m2.txt" ||
+		p.SessionID != "194c09ae-36af-4267-bae9-d5ba31d3f26c" || p.Message != "Tool Confirm Shell Command requires execution" {
+		t.Fatalf("notification: %+v %v", p, err)
+	}
+	p, _ = Parse("gemini", []byte(`{`+base+`,"hook_event_name":"Notification","notification_type":"ToolPermission","message":"m",
+		"details":{"type":"edit","title":"Confirm Edit","fileName":"a.go","filePath":"/p/a.go","fileDiff":"…"}}`))
+	if p.ToolName != "Edit" || p.Command != "/p/a.go" {
+		t.Fatalf("edit notification: %+v", p)
+	}
+	p, _ = Parse("gemini", []byte(`{`+base+`,"hook_event_name":"Notification","notification_type":"ToolPermission","message":"m",
+		"details":{"type":"mcp","title":"Confirm MCP Tool","serverName":"gh","toolName":"list","toolDisplayName":"List issues"}}`))
+	if p.ToolName != "gh" || p.Command != "List issues" {
+		t.Fatalf("mcp notification: %+v", p)
+	}
+	p, _ = Parse("gemini", []byte(`{`+base+`,"hook_event_name":"BeforeTool","tool_name":"run_shell_command",
+		"tool_input":{"command":"touch m2.txt","description":"d"}}`))
+	if p.ToolName != "run_shell_command" || p.Command != "touch m2.txt" {
+		t.Fatalf("before tool: %+v", p)
+	}
+	// A turn that ran a tool: one line per model call, the last is the
+	// final answer's.
+	p, _ = Parse("gemini", []byte(`{`+base+`,"hook_event_name":"AfterAgent","prompt":"RUN: touch m2.txt",
+		"prompt_response":"running it\ndone: Output: (empty)\n","stop_hook_active":false}`))
+	if p.Event != "AfterAgent" || p.Message != "done: Output: (empty)" {
+		t.Fatalf("after agent: %+v", p)
+	}
+	p, _ = Parse("gemini", []byte(`{`+base+`,"hook_event_name":"SessionStart","source":"resume"}`))
+	if p.Source != "resume" || p.SessionID == "" || p.TranscriptPath == "" {
+		t.Fatalf("session start: %+v", p)
+	}
+}
+
 func TestParseBadInput(t *testing.T) {
 	for _, in := range []string{"", "garbage", "[1,2]", `{"no":"event"}`, "\x00\xff"} {
 		if _, err := Parse("claude", []byte(in)); err == nil {

@@ -60,6 +60,17 @@ func TestPermissionSummaryAndNotification(t *testing.T) {
 	if !ok || s.Activity != NeedsConfirmation {
 		t.Fatalf("permission notification: %+v %v", s, ok)
 	}
+	// Gemini CLI's permission notification: the tool and command come
+	// from its details (hooks.Parse), else its message stands.
+	s, ok = HookSignal(HookEvent{Agent: "gemini", Event: "Notification", NotificationType: "ToolPermission", ToolName: "Shell", Command: "touch m2.txt",
+		Message: "Tool Confirm Shell Command requires execution"}, t0)
+	if !ok || s.Activity != NeedsConfirmation || s.Reason != "permission" || s.Summary != "Shell: touch m2.txt" {
+		t.Fatalf("gemini ToolPermission: %+v %v", s, ok)
+	}
+	s, _ = HookSignal(HookEvent{Agent: "gemini", Event: "Notification", NotificationType: "ToolPermission", Message: "Tool requires confirmation"}, t0)
+	if s.Summary != "Tool requires confirmation" {
+		t.Fatalf("gemini ToolPermission without details: summary %q", s.Summary)
+	}
 	for _, ev := range []string{"SessionStart", "SessionEnd", "Nonsense"} {
 		if _, ok := HookSignal(HookEvent{Event: ev}, t0); ok {
 			t.Fatalf("%s must not change activity", ev)

@@ -35,6 +35,13 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 		switch e.NotificationType {
 		case "permission_prompt":
 			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", firstLine(e.Message)
+		case "ToolPermission":
+			// Gemini CLI: its payload names the tool and command
+			// (hooks.Parse reads them from details).
+			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", permissionSummary(e)
+			if s.Summary == "" {
+				s.Summary = firstLine(e.Message)
+			}
 		case "elicitation_dialog":
 			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "question", firstLine(e.Message)
 		default:
