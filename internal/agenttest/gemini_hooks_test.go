@@ -1,0 +1,97 @@
+package agenttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/fakemodel"
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// installGeminiHooks runs `sup hooks install gemini --project DIR` into
+// the project before Gemini CLI starts, as a user would.
+func installGeminiHooks(a *Agent) {
+	cmd := exec.Command(a.Sup, "hooks", "install", "gemini", "--project", a.Dir, "--sup-path", a.Sup)
+	cmd.Env = append(os.Environ(), "HOME="+a.Home, "GEMINI_CLI_HOME="+a.Home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		a.T.Fatalf("sup hooks install gemini --project: %v\n%s", err, out)
+	}
+}
+
+// TestGeminiHooksDriveState: with `sup hooks install gemini`, SessionStart
+// gives agent_session_id, BeforeAgent/BeforeTool make the session busy, the
+// ToolPermission notification needs_confirmation with the command in the
+// summary, approving busy then ready (AfterAgent) with the last answer;
+// `sup restart` resumes the same Gemini session by its id.
+func TestGeminiHooksDriveState(t *testing.T) {
+	t.Parallel()
+	a := startReadyGemini(t, WithBeforeStart(installGeminiHooks))
+	// SessionStart fires at startup, before any prompt.
+	var first ipc.State
+	testutil.WaitUntil(t, 20*time.Second, "SessionStart to set agent_session_id", func() bool {
+		first = a.State()
+		return first.AgentSessionID != ""
+	})
+	next := watchActivity(t, a)
+	a.Type("RUN: touch hooked.txt")
+	next("busy")
+	next("needs_confirmation")
+	var st ipc.State
+	testutil.WaitUntil(t, 10*time.Second, "the ToolPermission hook's summary", func() bool {
+		st = a.State()
+		return st.Summary == "Shell: touch hooked.txt"
+	})
+	if st.Activity != "needs_confirmation" || st.Reason != "permission" || st.WaitingSince == 0 {
+		t.Fatalf("at the confirmation: activity %q reason %q waiting_since %d", st.Activity, st.Reason, st.WaitingSince)
+	}
+	a.WaitScreen(GeminiConfirm)
+	a.PressUntilGone(GeminiConfirm, "Enter")
+	next("busy")
+	next("ready")
+	if _, err := os.Stat(filepath.Join(a.Dir, "hooked.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "AfterAgent's summary", func() bool {
+		st = a.State()
+		return st.Reason == "stopped" && st.Summary == "done: Output: (empty)"
+	})
+	if st.AgentSessionID != first.AgentSessionID {
+		t.Fatalf("agent session %q, was %q at start", st.AgentSessionID, first.AgentSessionID)
+	}
+	logs, _ := filepath.Glob(filepath.Join(a.Env["XDG_STATE_HOME"], "sup", "*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs: %v", logs)
+	}
+	data, _ := os.ReadFile(logs[0])
+	for _, ev := range []string{"event=SessionStart", "event=BeforeAgent", "event=BeforeTool", "event=Notification", "event=AfterTool", "event=AfterAgent"} {
+		if !strings.Contains(string(data), ev) {
+			t.Errorf("the session log lacks %s", ev)
+		}
+	}
+
+	// Resume by the exact id: the new Gemini CLI loads the conversation
+	// and sends it with the next prompt.
+	if _, err := a.SupCmd("restart", a.Doc); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, ScreenTimeout, "sup to restart gemini", func() bool { return a.State().RestartCount == 1 })
+	a.WaitGeminiReady()
+	a.Type("SAY back again")
+	a.WaitScreen(GeminiAnswerMark + "back again")
+	r, ok := a.Model.WaitFor(5*time.Second, func(r fakemodel.Request) bool { return r.UserText == "SAY back again" })
+	if !ok || !strings.Contains(string(r.Body), "touch hooked.txt") {
+		t.Fatalf("the resumed session's request lacks the earlier turns: %v", ok)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "the resumed session's hooks", func() bool {
+		st = a.State()
+		return st.Summary == "back again"
+	})
+	if st.AgentSessionID != first.AgentSessionID {
+		t.Fatalf("after resume: agent session %q, want %q", st.AgentSessionID, first.AgentSessionID)
+	}
+}
