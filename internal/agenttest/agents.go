@@ -83,6 +83,11 @@ func FindAgentBin(nodeModules, name string) (string, error) {
 	if name == "gemini" {
 		return findGeminiScript(nodeModules)
 	}
+	// WalkDir does not follow a symlinked root (a worktree's
+	// .agents/node_modules linking to a shared install).
+	if real, err := filepath.EvalSymlinks(nodeModules); err == nil {
+		nodeModules = real
+	}
 	var found []string
 	err := filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -38,7 +38,15 @@ var Activities = []string{ActivityReady, ActivityBusy, ActivityNeedsConfirmation
 const (
 	CorpusClaude = "claude"
 	CorpusCodex  = "codex"
+	CorpusGemini = "gemini"
 )
+
+// corpusAgents lists them, with their npm packages.
+var corpusAgents = map[string]string{
+	CorpusClaude: "@anthropic-ai/claude-code",
+	CorpusCodex:  "@openai/codex",
+	CorpusGemini: "@google/gemini-cli",
+}
 
 // Corpus is the index file, corpus.json.
 type Corpus struct {
@@ -50,13 +58,13 @@ type CorpusEntry struct {
 	// File is the recording, relative to the corpus directory:
 	// <agent>/<label>.raw.
 	File string `json:"file"`
-	// Agent is CorpusClaude or CorpusCodex; AgentVersion the CLI's
+	// Agent is CorpusClaude, CorpusCodex or CorpusGemini; AgentVersion the CLI's
 	// version that was recorded.
 	Agent        string `json:"agent"`
 	AgentVersion string `json:"agent_version"`
 	// Renderer is Claude Code's renderer: "fullscreen" (the alternate
 	// screen) or "classic" (the normal screen, with scrollback); empty for
-	// Codex.
+	// Codex and Gemini CLI.
 	Renderer string `json:"renderer,omitempty"`
 	// Cols and Rows are the pane's size while recording; replay the file
 	// into a terminal of that size.
@@ -83,7 +91,7 @@ func (e CorpusEntry) Label() string {
 }
 
 // corpusFileRE is the shape of CorpusEntry.File.
-var corpusFileRE = regexp.MustCompile(`^(claude|codex)/[a-z0-9_]+\.raw$`)
+var corpusFileRE = regexp.MustCompile(`^(claude|codex|gemini)/[a-z0-9_]+\.raw$`)
 
 // CorpusDir returns testdata/corpus at the module root.
 func CorpusDir(t testing.TB) string {
@@ -122,7 +130,7 @@ func ReadCorpus(dir string) (Corpus, error) {
 }
 
 // CheckCorpus checks c's entries against the corpus format and the files
-// in dir: at least MinCorpusEntries, both agents, every field valid, every
+// in dir: at least MinCorpusEntries, every agent, every field valid, every
 // file present (and no two entries naming one), non-empty and at most
 // MaxRecording bytes. It does not replay the recordings.
 func CheckCorpus(dir string, c Corpus) error {
@@ -136,7 +144,7 @@ func CheckCorpus(dir string, c Corpus) error {
 			return fmt.Errorf("corpus: recording %d (%s): %s", i, e.File, fmt.Sprintf(format, args...))
 		}
 		if !corpusFileRE.MatchString(e.File) {
-			return bad("file is not <claude|codex>/<label>.raw")
+			return bad("file is not <claude|codex|gemini>/<label>.raw")
 		}
 		if files[e.File] {
 			return bad("listed twice")
@@ -152,8 +160,8 @@ func CheckCorpus(dir string, c Corpus) error {
 		switch {
 		case e.Agent == CorpusClaude && e.Renderer != "fullscreen" && e.Renderer != "classic":
 			return bad("renderer %q, want fullscreen or classic", e.Renderer)
-		case e.Agent == CorpusCodex && e.Renderer != "":
-			return bad("renderer %q for codex", e.Renderer)
+		case e.Agent != CorpusClaude && e.Renderer != "":
+			return bad("renderer %q for %s", e.Renderer, e.Agent)
 		}
 		if e.Cols < 20 || e.Rows < 5 || e.Cols > 1000 || e.Rows > 1000 {
 			return bad("pane size %dx%d", e.Cols, e.Rows)
@@ -180,7 +188,7 @@ func CheckCorpus(dir string, c Corpus) error {
 			return bad("%d bytes, over the %d limit", info.Size(), MaxRecording)
 		}
 	}
-	for _, a := range []string{CorpusClaude, CorpusCodex} {
+	for _, a := range []string{CorpusClaude, CorpusCodex, CorpusGemini} {
 		if agents[a] == 0 {
 			return fmt.Errorf("corpus: no %s recording", a)
 		}
@@ -189,11 +197,11 @@ func CheckCorpus(dir string, c Corpus) error {
 }
 
 // AgentVersion returns the version of the agent CLI (CorpusClaude,
-// CorpusCodex) installed under .agents/node_modules, from its npm
+// CorpusCodex, CorpusGemini) installed under .agents/node_modules, from its npm
 // package.json.
 func AgentVersion(t testing.TB, agent string) string {
 	t.Helper()
-	pkg := map[string]string{CorpusClaude: "@anthropic-ai/claude-code", CorpusCodex: "@openai/codex"}[agent]
+	pkg := corpusAgents[agent]
 	if pkg == "" {
 		t.Fatalf("AgentVersion: unknown agent %q", agent)
 	}
@@ -204,7 +212,7 @@ func AgentVersion(t testing.TB, agent string) string {
 // agent.
 func PinnedAgentVersion(t testing.TB, agent string) string {
 	t.Helper()
-	pkg := map[string]string{CorpusClaude: "@anthropic-ai/claude-code", CorpusCodex: "@openai/codex"}[agent]
+	pkg := corpusAgents[agent]
 	if pkg == "" {
 		t.Fatalf("PinnedAgentVersion: unknown agent %q", agent)
 	}

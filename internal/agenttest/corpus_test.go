@@ -47,6 +47,9 @@ func corpusMoments() []corpusMoment {
 	codex := func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
 		return corpusMoment{entry: CorpusEntry{Agent: CorpusCodex, File: "codex/" + label + ".raw", Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
 	}
+	gemini := func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
+		return corpusMoment{entry: CorpusEntry{Agent: CorpusGemini, File: "gemini/" + label + ".raw", Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
+	}
 	classic := func(m corpusMoment) corpusMoment {
 		m.entry.Renderer = "classic"
 		m.opts = append(m.opts, classicClaude)
@@ -277,7 +280,104 @@ func corpusMoments() []corpusMoment {
 				a.WaitScreen("unexpected status 503")
 				a.WaitScreen(CodexPrompt)
 			}),
+
+		// Gemini CLI.
+		gemini("fresh_ready", ActivityReady, GeminiPrompt,
+			"Started and initialised, at its empty input box ('>   Type your message or @path/to/file'); title '◇  Ready (project)'.",
+			geminiReady),
+		gemini("busy_waiting", ActivityBusy, GeminiBusy,
+			"HANG: the request is out, no answer yet; spinner line '⠏ <phrase> (esc to cancel, Ns)' above the input box; title '✦  Working… (project)'.",
+			func(t *testing.T, a *Agent) { geminiReady(t, a); geminiHang(t, a) }),
+		gemini("busy_streaming", ActivityBusy, "streaming slowly: word1",
+			"SLOW 20, some seconds in: the answer streams in above the spinner line.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				a.Type("SLOW 20")
+				a.WaitScreen(" word40 ")
+				a.WaitScreen(GeminiBusy)
+			}),
+		gemini("ready_after_turn", ActivityReady, "ok: what is up",
+			"One prompt answered ('✦ ok: what is up'), empty input box; the prompt stays in the transcript as ' > what is up'.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				a.Type("what is up")
+				a.WaitScreen(GeminiAnswerMark + "ok: what is up")
+				a.WaitScreen(GeminiPrompt)
+			}),
+		gemini("confirmation", ActivityNeedsConfirmation, GeminiConfirm,
+			"RUN: touch approved.txt: the boxed '? Shell  touch approved.txt' / 'Allow execution of [Shell]?' / '● 1. Allow once' … '3. No, suggest changes (esc)' in place of the input box; title '✋  Action Required (project)'.",
+			geminiConfirm),
+		small(gemini("confirmation_80x24", ActivityNeedsConfirmation, GeminiConfirm,
+			"The same confirmation in an 80x24 pane.",
+			geminiConfirm)),
+		gemini("ready_after_approval", ActivityReady, "done: Output: (empty)",
+			"The confirmation approved with Enter: '✓  Shell touch approved.txt', the answer, empty input box.",
+			func(t *testing.T, a *Agent) {
+				geminiConfirm(t, a)
+				a.PressUntilGone(GeminiConfirm, "Enter")
+				a.WaitScreen(GeminiAnswerMark + "done: Output: (empty)")
+				a.WaitScreen(GeminiPrompt)
+			}),
+		gemini("question_prose", ActivityReady, "2. No",
+			"The model's answer is prose that reads like a prompt ('Would you like to proceed?' / '1. Yes' / '2. No'); Gemini CLI is idle at its input box.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
+				a.Type("what next")
+				a.WaitScreen("2. No")
+				a.WaitScreen(GeminiPrompt)
+			}),
+		draft(gemini("draft", ActivityReady, corpusDraft,
+			"Text typed into the input box, not sent (' > ' then the draft, replacing the placeholder); earlier prompts in the transcript look the same.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				a.Type("what is up")
+				a.WaitScreen(GeminiAnswerMark + "ok: what is up")
+				a.WaitScreen(GeminiPrompt)
+				a.Tmux.SendLiteral(a.Pane, corpusDraft)
+				a.WaitScreen("> " + corpusDraft)
+			}), corpusDraft),
+		gemini("interrupted", ActivityReady, "Request cancelled.",
+			"HANG, then Escape: 'ℹ Request cancelled.', back at the empty input box.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				geminiHang(t, a)
+				a.Keys("Escape")
+				a.WaitScreen("Request cancelled.")
+				a.WaitScreen(GeminiPrompt)
+			}),
+		gemini("trust_dialog", ActivityNeedsConfirmation, GeminiTrust,
+			"An untrusted project (no trustedFolders.json entry): the folder trust dialog before the input box.",
+			func(t *testing.T, a *Agent) { a.WaitScreen(GeminiTrust) },
+			WithoutTrust()),
+		gemini("api_error_final", ActivityError, "[API Error:",
+			"FAIL 400 (not retried): '✕ [API Error: …]' under the prompt, back at the empty input box.",
+			func(t *testing.T, a *Agent) {
+				geminiReady(t, a)
+				a.Type("FAIL 400")
+				a.WaitScreen("[API Error:")
+				a.WaitScreen(GeminiPrompt)
+			}),
 	}
+}
+
+func geminiReady(t *testing.T, a *Agent) { a.WaitGeminiReady() }
+
+// geminiHang sends HANG and waits until the request hangs and Gemini CLI
+// shows its spinner line.
+func geminiHang(t *testing.T, a *Agent) {
+	a.Type("HANG")
+	if _, ok := a.Model.WaitFor(ScreenTimeout, func(r fakemodel.Request) bool { return r.Turn.Hang }); !ok {
+		t.Fatal("the HANG request never came")
+	}
+	a.WaitScreen(GeminiBusy)
+}
+
+func geminiConfirm(t *testing.T, a *Agent) {
+	geminiReady(t, a)
+	a.Type("RUN: touch approved.txt")
+	a.WaitScreen(GeminiConfirm)
+	a.WaitScreen("No, suggest changes (esc)")
 }
 
 func claudeReady(t *testing.T, a *Agent) { a.WaitScreen(ClaudeReady) }
@@ -378,8 +478,9 @@ func TestRecordCorpus(t *testing.T) {
 	if os.Getenv(RecordCorpusEnv) != "1" {
 		t.Skipf("records the screen corpus only with %s=1", RecordCorpusEnv)
 	}
-	AgentBin(t, "claude")
-	AgentBin(t, "codex")
+	for agent := range corpusAgents {
+		AgentBin(t, agent)
+	}
 	dir := CorpusDir(t)
 	staging := t.TempDir()
 	moments := corpusMoments()
@@ -467,6 +568,8 @@ func recordMoment(t *testing.T, m corpusMoment, e CorpusEntry, path string) {
 		a = StartClaude(t, tm, opts...)
 	case CorpusCodex:
 		a = StartCodex(t, tm, opts...)
+	case CorpusGemini:
+		a = StartGemini(t, tm, opts...)
 	}
 	if o := NewOptions(opts...); o.Cols != e.Cols || o.Rows != e.Rows {
 		t.Fatalf("pane %dx%d, but the entry says %dx%d", o.Cols, o.Rows, e.Cols, e.Rows)
@@ -575,7 +678,7 @@ func TestCorpusValid(t *testing.T) {
 			t.Errorf("%s is recorded by TestRecordCorpus but not in %s", m.entry.File, CorpusIndex)
 		}
 	}
-	for _, agent := range []string{CorpusClaude, CorpusCodex} {
+	for _, agent := range []string{CorpusClaude, CorpusCodex, CorpusGemini} {
 		if _, err := os.Stat(filepath.Join(AgentsDir(t), "package.json")); err != nil {
 			break
 		}
