@@ -62,3 +62,37 @@ func TestGeminiConfirmationApprovedRunsCommand(t *testing.T) {
 	}
 	a.WaitScreen(GeminiPrompt)
 }
+
+// TestGeminiScreenOnlyDetection: without hooks, the screen (and its
+// title) alone takes real Gemini CLI to needs_confirmation at its tool
+// confirmation and to ready after the turn. Logs the delay from the screen
+// showing it to the supervisor publishing it (goals: ≤ 500 ms and ≤ 2 s;
+// ready waits out the 1 s quiet debounce by design).
+func TestGeminiScreenOnlyDetection(t *testing.T) {
+	t.Parallel()
+	a := startReadyGemini(t)
+	next := watchActivity(t, a)
+	a.Type("RUN: touch screen-only.txt")
+	shown := waitScreenAt(t, a, GeminiConfirm)
+	ev := next("needs_confirmation")
+	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {
+		t.Fatalf("needs_confirmation came from %q, want a screen rule (no hooks installed)", rule)
+	}
+	t.Logf("confirmation on screen → needs_confirmation published by %v: %v", ev.Data["rule"], time.UnixMilli(ev.At).Sub(shown).Round(time.Millisecond))
+	if st := a.State(); st.Reason != "permission" || st.Draft != "" {
+		t.Fatalf("at the confirmation: reason %q draft %q", st.Reason, st.Draft)
+	}
+	a.PressUntilGone(GeminiConfirm, "Enter")
+	done := waitScreenAt(t, a, GeminiAnswerMark+"done: ")
+	ev = next("ready")
+	t.Logf("answer on screen → ready published: %v", time.UnixMilli(ev.At).Sub(done).Round(time.Millisecond))
+	if st := a.State(); st.Activity != "ready" || st.WaitingSince == 0 {
+		t.Fatalf("after the turn: %+v", st)
+	}
+	// A draft typed into the box is seen, and makes the operator busy.
+	a.Tmux.SendLiteral(a.Pane, "half a thought")
+	testutil.WaitUntil(t, 10*time.Second, "the draft in state", func() bool {
+		st := a.State()
+		return st.Draft == "half a thought" && st.OperatorBusy
+	})
+}
