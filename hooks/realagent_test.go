@@ -164,3 +164,67 @@ func TestRealCodexTakesInstalledHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestRealGeminiTakesInstalledHooks installs sup's hooks into a Gemini CLI
+// sandbox (the user's settings.json, which the sandbox has already
+// written, and a project's), runs one turn in non-interactive mode
+// (`gemini -p`) and checks that the hooks ran as `<sup> hook --agent
+// gemini` with Gemini's payload on stdin.
+func TestRealGeminiTakesInstalledHooks(t *testing.T) {
+	script := agenttest.AgentBin(t, "gemini")
+	model, err := fakemodel.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	proj := t.TempDir()
+	vars := agenttest.GeminiSandbox(t, model.URL, proj)
+
+	logf := filepath.Join(t.TempDir(), "calls.log")
+	stand := filepath.Join(t.TempDir(), "sup-log")
+	writeTestFile(t, stand, "#!/bin/sh\n{ echo \"ARGS $*\"; cat; echo; } >> '"+logf+"'\n")
+	if err := os.Chmod(stand, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Home: vars["HOME"], GeminiDir: filepath.Join(vars["GEMINI_CLI_HOME"], ".gemini")}
+	for _, target := range []Target{{Agent: Gemini, Scope: User}, {Agent: Gemini, Scope: Project, Dir: proj}} {
+		p, err := Prepare(env, target, Options{Sup: stand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Apply(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := readTestFile(t, filepath.Join(vars["HOME"], ".gemini", "settings.json"))
+	if !strings.Contains(settings, `"selectedType": "gemini-api-key"`) {
+		t.Fatalf("the sandbox's own settings were lost:\n%s", settings)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script, "-p", "hello hooks")
+	cmd.Dir = proj
+	cmd.Env = claudeEnv(vars)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok: hello hooks") {
+		t.Fatalf("gemini -p: %v\n%s", err, out)
+	}
+	calls := readTestFile(t, logf)
+	t.Logf("the hooks logged:\n%s", calls)
+	for _, ev := range []string{"SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"} {
+		if !strings.Contains(calls, `"hook_event_name":"`+ev+`"`) {
+			t.Errorf("no %s hook ran", ev)
+		}
+	}
+	for _, line := range strings.Split(calls, "\n") {
+		if strings.HasPrefix(line, "ARGS ") && line != "ARGS hook --agent gemini" {
+			t.Errorf("a hook ran with %q", line)
+		}
+	}
+	// The user's and the project's entries are the same command: Gemini
+	// CLI runs it once per event.
+	if n := strings.Count(calls, `"hook_event_name":"AfterAgent"`); n != 1 {
+		t.Errorf("AfterAgent ran %d times, want once", n)
+	}
+}
