@@ -8,8 +8,9 @@ package hooks
 // `/hooks disable sup` in Gemini CLI turns them off, and Gemini CLI runs an
 // entry found in both the user and the project settings once.
 //
-// Not checked against a real Gemini CLI (none is installed here): the
-// layout and names follow its documentation (docs/hooks/reference.md).
+// Checked against Gemini CLI 0.61.0 (realagent_test.go, and
+// internal/agenttest's gemini hooks test): every event here fires, with
+// the payloads specs/testing.md ("Gemini CLI") shows.
 var geminiSpec = jsonSpec{
 	agent: Gemini,
 	name:  "sup",

@@ -185,7 +185,10 @@ func notes(t Target, sup string, hooksChanged bool) []string {
 			n = append(n, "notify reports finished turns whether or not the hooks are trusted.")
 		}
 	case Gemini:
-		n = append(n, "Gemini CLI runs hooks only while its hooks system is enabled; `/hooks panel` in Gemini CLI shows whether it is.")
+		n = append(n, "Gemini CLI runs hooks only while its hooks system is enabled (hooksConfig.enabled, on by default); `/hooks panel` in Gemini CLI shows whether it is.")
+		if t.Scope == Project {
+			n = append(n, "Gemini CLI loads a project's hooks only in a folder it trusts, and warns once at its next start that project hooks were detected.")
+		}
 	}
 	return n
 }
