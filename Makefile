@@ -42,8 +42,8 @@ bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
 
 # The real agent CLIs the real-agent tests drive, pinned in
-# .agents/package.json, into .agents/node_modules (git-ignored). Skipped when
-# the pinned versions are already there. --ignore-scripts: the tests run the
+# .agents/package.json (claude, codex, gemini), into .agents/node_modules
+# (git-ignored). Skipped when every pinned version is already there. --ignore-scripts: the tests run the
 # native binaries inside the per-platform packages (internal/agenttest
 # AgentBin), so claude's postinstall, which only copies that binary over a
 # stub and wants a newer node than Debian ships, is not needed.
