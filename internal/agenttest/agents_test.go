@@ -47,8 +47,22 @@ func TestFindAgentBin(t *testing.T) {
 			t.Errorf("FindAgentBin(%s) = %q, %v; want %q", name, got, err, want)
 		}
 	}
-	if _, err := FindAgentBin(nm, "gemini"); err == nil || !strings.Contains(err.Error(), "no native gemini") {
-		t.Errorf("FindAgentBin(gemini) error %v", err)
+	// Gemini CLI is a script, found at its package's entry point.
+	if _, err := FindAgentBin(nm, "gemini"); err == nil || !strings.Contains(err.Error(), "gemini-cli/bundle/gemini.js") {
+		t.Errorf("FindAgentBin(gemini) without the package: error %v", err)
+	}
+	script := filepath.Join(nm, "@google", "gemini-cli", "bundle", "gemini.js")
+	writeSandboxFile(t, script, "#!/usr/bin/env node\n")
+	if got, err := FindAgentBin(nm, "gemini"); err != nil || got != script {
+		t.Errorf("FindAgentBin(gemini) = %q, %v; want %q", got, err, script)
+	}
+	// A symlinked node_modules (a worktree's, linking a shared install).
+	link := filepath.Join(t.TempDir(), "node_modules")
+	if err := os.Symlink(nm, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := FindAgentBin(link, "codex"); err != nil || !strings.HasSuffix(got, "/bin/codex") {
+		t.Errorf("FindAgentBin(codex) through a symlink = %q, %v", got, err)
 	}
 	if _, err := FindAgentBin(filepath.Join(nm, "missing"), "claude"); err == nil {
 		t.Error("FindAgentBin in a missing dir: no error")
