@@ -1,6 +1,9 @@
 package trigger
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Verdict is the guard's answer to one trigger.
 type Verdict int
@@ -67,7 +70,7 @@ func (g *Guard) Check(threadID string, now time.Time) (Verdict, time.Time) {
 // loop guard instead: the trigger that makes LoopNoProgress triggers, or
 // LoopSamePrompt identical prompts, without progress is refused and blocks
 // the thread.
-func (g *Guard) Count(threadID, promptHash, progress string, now time.Time) (blocked bool, why string) {
+func (g *Guard) Count(threadID, promptHash, progress string) (blocked bool, why string) {
 	t := g.thread(threadID)
 	if progress != t.progress {
 		t.progress, t.noProgress = progress, 0
@@ -81,10 +84,27 @@ func (g *Guard) Count(threadID, promptHash, progress string, now time.Time) (blo
 	case t.prompts[promptHash] >= g.cfg.LoopSamePrompt:
 		t.blocked, t.blockedBy = true, "same_prompt"
 	default:
-		t.attempts = append(t.attempts, now)
 		return false, ""
 	}
 	return true, t.blockedBy
+}
+
+// Attempt books a delivery attempt against the thread's rate window.
+func (g *Guard) Attempt(threadID string, now time.Time) {
+	t := g.thread(threadID)
+	t.attempts = append(t.attempts, now)
+}
+
+// BlockedThreads lists the blocked threads.
+func (g *Guard) BlockedThreads() []string {
+	var ids []string
+	for id, t := range g.threads {
+		if t.blocked {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Blocked reports whether thread is blocked, and why.

@@ -78,7 +78,7 @@ func TestGuardRateLimit(t *testing.T) {
 		if v, _ := g.Check("th", now); v != Admit {
 			t.Fatalf("trigger %d: %v, want admit", i+1, v)
 		}
-		g.Count("th", "p"+string(rune('a'+i)), "progress"+string(rune('a'+i)), now)
+		g.Attempt("th", now)
 	}
 	v, until := g.Check("th", t0.Add(10*time.Second))
 	if v != RateLimited || !until.Equal(t0.Add(time.Minute)) {
@@ -95,11 +95,11 @@ func TestGuardRateLimit(t *testing.T) {
 func TestGuardLoop(t *testing.T) {
 	g := NewGuard(Config{LoopNoProgress: 5, RateLimit: 100})
 	for i := range 4 {
-		if blocked, _ := g.Count("th", "p"+string(rune('a'+i)), "same", t0); blocked {
+		if blocked, _ := g.Count("th", "p"+string(rune('a'+i)), "same"); blocked {
 			t.Fatalf("trigger %d without progress blocked; the 5th should", i+1)
 		}
 	}
-	if blocked, why := g.Count("th", "pe", "same", t0); !blocked || why != "no_progress" {
+	if blocked, why := g.Count("th", "pe", "same"); !blocked || why != "no_progress" {
 		t.Fatalf("5th without progress: %v %q", blocked, why)
 	}
 	if v, _ := g.Check("th", t0); v != Blocked {
@@ -115,16 +115,16 @@ func TestGuardLoop(t *testing.T) {
 	// Progress resets the counters: many triggers, each after progress.
 	g2 := NewGuard(Config{LoopNoProgress: 3, RateLimit: 100})
 	for i := range 10 {
-		if blocked, _ := g2.Count("th", "p", string(rune('a'+i)), t0); blocked {
+		if blocked, _ := g2.Count("th", "p", string(rune('a'+i))); blocked {
 			t.Fatalf("trigger %d after progress blocked", i+1)
 		}
 	}
 	// The same prompt three times without progress.
 	g3 := NewGuard(Config{})
-	g3.Count("th", "same", "x", t0)
-	g3.Count("th", "other", "x", t0)
-	g3.Count("th", "same", "x", t0)
-	if blocked, why := g3.Count("th", "same", "x", t0); !blocked || why != "same_prompt" {
+	g3.Count("th", "same", "x")
+	g3.Count("th", "other", "x")
+	g3.Count("th", "same", "x")
+	if blocked, why := g3.Count("th", "same", "x"); !blocked || why != "same_prompt" {
 		t.Fatalf("third identical prompt: %v %q", blocked, why)
 	}
 }
