@@ -304,8 +304,13 @@ func (s *Session) acked(j *job, writeAt time.Time, marker string) string {
 	return ""
 }
 
+// minTrace is the shortest head worth looking for on the screen: a
+// shorter one would be found in unrelated text.
+const minTrace = 8
+
 // payloadOnScreen reports whether the trigger's text may still sit in the
-// agent's input box: a draft, or its first line visible on the screen.
+// agent's input box: a draft, or its first line visible on the screen (a
+// head shorter than minTrace cannot tell, and counts as no trace).
 func (s *Session) payloadOnScreen(j *job) bool {
 	s.mu.Lock()
 	draft := s.draft
@@ -313,8 +318,9 @@ func (s *Session) payloadOnScreen(j *job) bool {
 	if draft != "" {
 		return true
 	}
+	h := head(j.text)
 	v := s.view.Load()
-	return v != nil && strings.Contains(v.model.Snapshot().Text, head(j.text))
+	return v != nil && utf8.RuneCountInString(h) >= minTrace && strings.Contains(v.model.Snapshot().Text, h)
 }
 
 // head is the start of text's first non-blank line, short enough to fit
