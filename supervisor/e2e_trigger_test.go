@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -343,5 +345,32 @@ func killChild(t *testing.T, pid int) {
 	t.Helper()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill child %d: %v", pid, err)
+	}
+}
+
+// TestE2ETriggerCLI: sup trigger prints the outcome and says it in its
+// exit status; sup unblock answers for a thread that was not blocked.
+func TestE2ETriggerCLI(t *testing.T) {
+	r := newRig(t, triggerConfig)
+	r.start("-raw", "-ack")
+	out := r.mustSup("trigger", "--id", "cli-1", "--thread", "t", "--reason", "ci", "doc", "hello\nworld")
+	if out != "delivered cli-1 to doc (attempt 1, acked by marker)\n" {
+		t.Fatalf("sup trigger printed %q", out)
+	}
+	out = r.mustSup("trigger", "--id", "cli-1", "doc", "hello\nworld")
+	if !strings.Contains(out, "[repeat: the first outcome of this id]") {
+		t.Fatalf("repeat printed %q", out)
+	}
+	out, err := r.sup("trigger", "--no-envelope", "--ack-timeout", "200ms", "--json", "doc", "no marker for this")
+	var ee *exec.ExitError
+	if ce, ok := err.(*cliError); !ok || !errors.As(ce.err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("timeout: %v, want exit status 2", err)
+	}
+	var res ipc.TriggerResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.ErrorCode != ipc.CodeAckTimeout {
+		t.Fatalf("--json printed %q (%v)", out, err)
+	}
+	if out := r.mustSup("unblock", "doc", "t"); out != "thread t of doc was not blocked\n" {
+		t.Fatalf("sup unblock printed %q", out)
 	}
 }
