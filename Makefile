@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install run test unit fuzz lint bench-pump agents clean
+.PHONY: all build install run test unit fuzz lint bench-pump bench-trigger agents clean
 
 all: build
 
@@ -41,6 +41,10 @@ lint:
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+# Request → first byte at the agent: socket trigger vs tmux send-keys, p50/p95.
+bench-trigger:
+	$(GO) test -run='^$$' -bench=TriggerLatency -benchtime=1000x ./supervisor/
 
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json, into .agents/node_modules (git-ignored). Skipped when
