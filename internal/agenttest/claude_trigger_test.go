@@ -35,6 +35,7 @@ func TestClaudeTrigger(t *testing.T) {
 	if res.Result != ipc.OutcomeDelivered || (res.AckedBy != "hook" && res.AckedBy != "activity") || res.Attempts != 1 {
 		t.Fatalf("trigger: %+v, want delivered in one attempt, acked by the hook or activity", res)
 	}
+	t.Logf("acked by %s", res.AckedBy)
 	want := "[BRIDGE_TRIGGER id=real-1 thread=th reason=review]\nfirst line\nsecond line\nthird line\n[/BRIDGE_TRIGGER]"
 	// Claude Code hands a multi-line paste to the model inside
 	// <pasted_content id=…> tags; the envelope is whole inside them.
