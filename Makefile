@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install run test unit fuzz lint bench-pump agents clean
+.PHONY: all build install run test unit fuzz lint bench-pump bench-trigger agents clean
 
 all: build
 
@@ -31,6 +31,7 @@ unit:
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadFrame$$' -fuzztime=$(FUZZTIME) ./ipc/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRequest$$' -fuzztime=$(FUZZTIME) ./ipc/
+	$(GO) test -run='^$$' -fuzz='^FuzzSanitize$$' -fuzztime=$(FUZZTIME) ./supervisor/trigger/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -40,6 +41,10 @@ lint:
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+# Request → first byte at the agent: socket trigger vs tmux send-keys, p50/p95.
+bench-trigger:
+	$(GO) test -run='^$$' -bench=TriggerLatency -benchtime=1000x ./supervisor/
 
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json (claude, codex, gemini), into .agents/node_modules

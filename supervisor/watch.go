@@ -30,6 +30,7 @@ func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce t
 	for {
 		select {
 		case <-v.kick:
+			s.trig.poke() // a delivery waiting for a marker looks now
 		case <-recheck.C:
 		case <-c.done:
 			return
@@ -85,6 +86,10 @@ func (s *Session) classify(c *child, pack *classify.Pack, snap screen.Snapshot) 
 
 func (s *Session) setDraft(d string) {
 	s.mu.Lock()
+	changed := s.draft != d
 	s.draft = d
 	s.mu.Unlock()
+	if changed {
+		s.trig.poke() // a deferred trigger may go now
+	}
 }

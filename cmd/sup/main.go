@@ -33,6 +33,7 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(),
 			hookCommand(),
 			classifyCommand(),
+			triggerCommand(), unblockCommand(),
 		},
 		Version: versionString(),
 	}
