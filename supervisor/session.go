@@ -63,6 +63,7 @@ type Session struct {
 	draft          string // unsent text in the agent's input box, from the screen
 	act            *activity.Tracker
 	exitStatus     int
+	guard          *guard // nil unless Start made sup the family head
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the

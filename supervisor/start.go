@@ -68,6 +68,16 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 		return 1, fmt.Errorf("control socket: %w", err)
 	}
 	sess := NewSession(plan, o, tio.In, tio.Out, tio.Size, log)
+	// Nothing the agent starts may outlive the session: sup becomes a
+	// subreaper and gets a guard (specs/reliability.md).
+	if err := becomeFamilyHead(); err != nil {
+		log.Warn("subreaper_failed", "err", err)
+	} else if g, err := startGuard(plan.SessionID, log); err != nil {
+		log.Warn("guard_failed", "err", err)
+	} else {
+		sess.guard = g
+		defer g.close()
+	}
 	srv := ipc.NewServer(ipc.ServerConfig{
 		Version:  Version,
 		Events:   Events,
