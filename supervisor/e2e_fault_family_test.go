@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // familyScript is an agent that leaves every kind of process a run can
@@ -52,15 +53,7 @@ func TestE2EFaultSupKilled(t *testing.T) {
 	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
 	st := r.state("doc")
 	job, daemon := r.readPID("job.pid"), r.readPID("daemon.pid")
-	var guard int
-	for _, p := range testutil.Procs() {
-		if p.PPID == st.SupPID && p.PID != st.PID {
-			guard = p.PID
-		}
-	}
-	if guard == 0 {
-		t.Fatalf("no guard process under sup %d", st.SupPID)
-	}
+	guard := r.guardOf(st)
 	sock := r.sockets()[0]
 
 	killed := time.Now()
@@ -115,4 +108,17 @@ func TestE2EFaultDaemonEndsWithRun(t *testing.T) {
 		return !testutil.ProcessAlive(st2.SupPID) && !testutil.ProcessAlive(st2.PID) &&
 			!testutil.ProcessAlive(job2) && !testutil.ProcessAlive(daemon2)
 	})
+}
+
+// guardOf finds the guard of the supervisor st describes: sup's child in
+// sup's own session.
+func (r *rig) guardOf(st ipc.State) int {
+	r.t.Helper()
+	for _, p := range testutil.Procs() {
+		if p.PPID == st.SupPID && p.PID != st.PID && p.Comm == "sup" {
+			return p.PID
+		}
+	}
+	r.t.Fatalf("no guard process under sup %d", st.SupPID)
+	return 0
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // TestE2EFaultTmuxGoesAway: closing a pane, then killing the whole tmux
-// server, ends every supervisor in them and its agent (which ignores
+// server, ends every supervisor in them, its guard and its agent (which ignores
 // SIGTERM: the SIGKILL after stop_grace ends it), removes their sockets,
 // and each session log says why.
 func TestE2EFaultTmuxGoesAway(t *testing.T) {
@@ -27,11 +27,12 @@ func TestE2EFaultTmuxGoesAway(t *testing.T) {
 		t.Fatalf("sockets = %v, want two", r.sockets())
 	}
 
-	gone := func(what string, st ipc.State) {
+	guardA, guardB := r.guardOf(a), r.guardOf(b)
+	gone := func(what string, st ipc.State, guard int) {
 		t.Helper()
-		testutil.WaitUntil(t, 15*time.Second, what+": sup, its agent and its socket to be gone", func() bool {
+		testutil.WaitUntil(t, 15*time.Second, what+": sup, its guard, its agent and its socket to be gone", func() bool {
 			_, err := os.Stat(filepath.Join(r.env["SUP_RUNTIME_DIR"], st.SessionID+".sock"))
-			return !testutil.ProcessAlive(st.SupPID) && !testutil.GroupAlive(st.PID) &&
+			return !testutil.ProcessAlive(st.SupPID) && !testutil.ProcessAlive(guard) && !testutil.GroupAlive(st.PID) &&
 				len(testutil.SessionMembers(st.PID)) == 0 && os.IsNotExist(err)
 		})
 		logText, err := os.ReadFile(filepath.Join(r.dir, "state", "sup", st.SessionID+".log"))
@@ -46,12 +47,12 @@ func TestE2EFaultTmuxGoesAway(t *testing.T) {
 	}
 
 	r.tm.KillPane(paneA)
-	gone("pane closed", a)
+	gone("pane closed", a, guardA)
 	if !testutil.ProcessAlive(b.SupPID) || !testutil.ProcessAlive(b.PID) {
 		t.Fatal("closing one pane ended the other pane's supervisor")
 	}
 	if _, err := r.tm.Run("kill-server"); err != nil {
 		t.Fatalf("tmux kill-server: %v", err)
 	}
-	gone("server killed", b)
+	gone("server killed", b, guardB)
 }

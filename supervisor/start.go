@@ -98,6 +98,13 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	// leaves it for the stale-socket rule. The grace lets a `stop` caller
 	// read its answer.
 	defer srv.Shutdown(time.Second)
+	// After the Shutdown defer, so it runs first: closing the listener
+	// unlinks the socket, which the watch must not take for a deletion.
+	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log); err != nil {
+		log.Warn("socket_watch_failed", "err", err)
+	} else {
+		defer stop()
+	}
 	go func() {
 		removed, err := ipc.SweepStale(runtimeDir)
 		for _, p := range removed {
