@@ -58,10 +58,25 @@ func TestE2EFaultSupKilled(t *testing.T) {
 
 	killed := time.Now()
 	syscall.Kill(st.SupPID, syscall.SIGKILL)
-	testutil.WaitUntil(t, 10*time.Second, "the agent, its job, its daemon and the guard to be gone", func() bool {
-		return !testutil.ProcessAlive(st.PID) && !testutil.ProcessAlive(job) && !testutil.ProcessAlive(daemon) &&
-			!testutil.ProcessAlive(guard) && len(testutil.SessionMembers(st.PID)) == 0
-	})
+	left := func() []string {
+		var out []string
+		for name, pid := range map[string]int{"agent": st.PID, "job": job, "daemon": daemon, "guard": guard} {
+			if testutil.ProcessAlive(pid) {
+				out = append(out, name+" "+strconv.Itoa(pid))
+			}
+		}
+		for _, p := range testutil.SessionMembers(st.PID) {
+			out = append(out, p.String())
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(left()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("10s after SIGKILL to sup, still alive: %v", left())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	t.Logf("everything gone %v after SIGKILL to sup", time.Since(killed).Round(time.Millisecond))
 
 	if _, err := os.Stat(sock); err != nil {

@@ -29,8 +29,9 @@ type guard struct {
 }
 
 // startGuard starts the guard for a session. It stays in sup's session (so
-// the family code never takes it for the agent's) and ignores the signals
-// that end a pane, so it outlives sup long enough to clean up.
+// the family code never takes it for the agent's), in a process group of
+// its own, and ignores the signals that end a pane, so it outlives sup long
+// enough to clean up.
 func startGuard(sessionID string, log *slog.Logger) (*guard, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -44,6 +45,10 @@ func startGuard(sessionID string, log *slog.Logger) (*guard, error) {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), guardEnv+"="+sessionID)
 	cmd.ExtraFiles = []*os.File{r} // fd 3
+	// Its own process group: the hangup of a closing pane goes to the
+	// foreground group, and could come before the guard (a Go program
+	// still starting) has ignored SIGHUP.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("guard: %w", err)
