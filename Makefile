@@ -2,8 +2,10 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-# Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
-FUZZTIME ?= 20s
+# Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m.
+# A crash found writes its input under the package's testdata/fuzz/: commit
+# it with the fix, so the corpus keeps every crash ever found.
+FUZZTIME ?= 10s
 
 .PHONY: all build install run test unit fuzz lint bench-pump bench-trigger agents clean
 
@@ -32,6 +34,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadFrame$$' -fuzztime=$(FUZZTIME) ./ipc/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRequest$$' -fuzztime=$(FUZZTIME) ./ipc/
 	$(GO) test -run='^$$' -fuzz='^FuzzSanitize$$' -fuzztime=$(FUZZTIME) ./supervisor/trigger/
+	$(GO) test -run='^$$' -fuzz='^FuzzFrontmatter$$' -fuzztime=$(FUZZTIME) ./supervisor/
+	$(GO) test -run='^$$' -fuzz='^FuzzClassify$$' -fuzztime=$(FUZZTIME) ./supervisor/
+	$(GO) test -run='^$$' -fuzz='^FuzzWrite$$' -fuzztime=$(FUZZTIME) ./supervisor/screen/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

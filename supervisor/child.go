@@ -28,12 +28,26 @@ type child struct {
 }
 
 // startChild starts argv behind a new pty. pty.StartWithSize sets Setsid and
-// Setctty, so the child is a session leader: its pid is its pgid and sid.
+// Setctty, so the child is a session leader: its pid is its pgid and sid —
+// never sup's session, which is how the family code tells the agent's
+// processes from sup's helpers.
 func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	ptmx, err := pty.StartWithSize(cmd, size)
+	if spawnReqs != nil {
+		// Forked on the spawning thread, which lives as long as sup: a
+		// SIGKILLed sup takes the agent along (specs/reliability.md).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	}
+	var ptmx *os.File
+	err := forkOwned(func() (int, error) {
+		var err error
+		if ptmx, err = pty.StartWithSize(cmd, size); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +55,7 @@ func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*ch
 	if err != nil {
 		cmd.Process.Kill() // Best effort: we cannot talk to it.
 		cmd.Wait()
+		disown(cmd.Process.Pid)
 		return nil, fmt.Errorf("pty master: %w", err)
 	}
 	return &child{
@@ -93,6 +108,7 @@ func (c *child) wait() {
 	}
 	endSession(c.pid)
 	err := c.cmd.Wait()
+	disown(c.pid)
 	c.code, c.signal = exitStatus(c.cmd.ProcessState, err)
 	c.ptmx.Close() // Best effort: unblocks the pump if it is still reading.
 	close(c.done)

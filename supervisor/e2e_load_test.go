@@ -11,17 +11,17 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// TestE2ELoad: 100 concurrent clients each make 1000 `state` calls against a
-// live supervisor with 0 errors, while the child keeps echoing what is
-// injected. Latency percentiles are logged (figures, not assertions: the
-// goals live in benchmarks).
-func TestE2ELoad(t *testing.T) {
+// loadWhileEchoing: 100 concurrent clients each make 1000 `state` calls
+// against a live supervisor with 0 errors, while the child keeps echoing
+// what is injected, every line back in order. It returns the latencies
+// (figures, not assertions: the goals live in benchmarks). The fault suite
+// runs it after a burst of garbage (TestE2EFaultGarbageThenLoad).
+func loadWhileEchoing(t *testing.T, r *rig, pane string) testutil.LoadResult {
+	t.Helper()
 	clients, calls := 100, 1000
 	if testing.Short() {
 		calls = 100
 	}
-	r := newRig(t, "")
-	pane := r.start("-echo")
 	sock := r.sockets()[0]
 
 	stopEcho := make(chan struct{})
@@ -65,6 +65,7 @@ func TestE2ELoad(t *testing.T) {
 		}
 		last = idx
 	}
+	return res
 }
 
 // injectWhileLoaded injects numbered lines every 20 ms until stop, and

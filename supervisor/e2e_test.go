@@ -36,6 +36,9 @@ func newRig(t testing.TB, configYAML string) *rig {
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
 		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
 		"PATH":            filepath.Dir(bins.FakeAgent) + ":" + os.Getenv("PATH"),
+		// A -race binary otherwise sleeps 1 s at exit: sup, and its guard
+		// after it, would outlive the tmux cleanup's grace.
+		"GORACE": "atexit_sleep_ms=0",
 	}}
 	if configYAML != "" {
 		r.write("config/sup/config.yaml", configYAML)

@@ -132,6 +132,7 @@ func (s *Session) recordExit(c *child, code int, signal string, kind exitKind) c
 	pid := 0
 	if c != nil {
 		pid = c.pid
+		s.guard.end(pid)
 	}
 	s.log.Info("child_exit", "pid", pid, "code", code, "signal", signal, "class", class, "health", health,
 		"consecutive_failures", d.ConsecutiveFailures)

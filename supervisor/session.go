@@ -66,6 +66,7 @@ type Session struct {
 	lastPromptAt   time.Time // when it arrived
 	act            *activity.Tracker
 	exitStatus     int
+	guard          *guard // nil unless Start made sup the family head
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the

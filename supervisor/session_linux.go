@@ -3,6 +3,7 @@ package supervisor
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -12,30 +13,45 @@ import (
 // itself, from /proc. Background jobs of the agent's shell tool live in
 // their own process groups, so signalling the leader's group misses them.
 func sessionMembers(sid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == sid {
-			continue
+	for _, p := range procTable() {
+		if p.sid == sid && p.pid != sid && !p.zombie {
+			pids = append(pids, p.pid)
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after "(comm)": state ppid pgrp session ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 4 || f[0][0] == 'Z' {
-			continue
-		}
-		if s, _ := strconv.Atoi(string(f[3])); s == sid {
+	}
+	return pids
+}
+
+// readStat reads the fields after "(comm)" in /proc/<pid>/stat: state ppid
+// pgrp session. comm may hold spaces and parentheses: split at the last ')'.
+func readStat(pid int) (procInfo, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(stat[i+1:])
+	if len(f) < 4 || len(f[0]) != 1 {
+		return procInfo{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	sid, err2 := strconv.Atoi(string(f[3]))
+	if err1 != nil || err2 != nil {
+		return procInfo{}, false
+	}
+	return procInfo{pid: pid, ppid: ppid, sid: sid, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+}
+
+// runProcesses lists what is left of a run whose leader is sid: the other
+// members of its session, and every process whose ancestry leads to sup
+// through the agent (daemons that left the session, reparented to sup).
+func runProcesses(sid int) []int {
+	pids := sessionMembers(sid)
+	for _, pid := range runFamily(sid) {
+		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}
 	}
@@ -43,24 +59,26 @@ func sessionMembers(sid int) []int {
 }
 
 // signalSession signals the child's process group and every other process
-// still in its session.
+// left of its run.
 func signalSession(sid int, sig syscall.Signal) {
 	syscall.Kill(-sid, sig) // Best effort: ESRCH when the group is gone.
-	for _, pid := range sessionMembers(sid) {
+	for _, pid := range runProcesses(sid) {
 		syscall.Kill(pid, sig) // Best effort: it may have just exited.
 	}
 }
 
-// endSession ends what is left of a session whose leader exited: SIGHUP
-// (what closing a terminal sends) and SIGCONT (so stopped jobs see it), then
-// SIGKILL for whatever ignored the hangup, so no process of a run outlives it
-// holding the pty.
+// endSession ends what is left of a run whose leader exited: SIGHUP (what
+// closing a terminal sends) and SIGCONT (so stopped jobs see it), then
+// SIGKILL for whatever ignored the hangup, so no process of a run outlives
+// it, holding the pty or not.
 func endSession(sid int) {
 	signalSession(sid, syscall.SIGHUP)
 	signalSession(sid, syscall.SIGCONT)
 	deadline := time.Now().Add(200 * time.Millisecond)
-	for len(sessionMembers(sid)) > 0 && time.Now().Before(deadline) {
+	for len(runProcesses(sid)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Twice: a process may fork while its parent is being killed.
+	signalSession(sid, syscall.SIGKILL)
 	signalSession(sid, syscall.SIGKILL)
 }

@@ -52,6 +52,7 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	})
 	s.goSafe(c.wait)
 
+	s.guard.run(c.pid)
 	s.mu.Lock()
 	s.plan = plan
 	s.child = c

@@ -68,6 +68,16 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 		return 1, fmt.Errorf("control socket: %w", err)
 	}
 	sess := NewSession(plan, o, tio.In, tio.Out, tio.Size, log)
+	// Nothing the agent starts may outlive the session: sup becomes a
+	// subreaper and gets a guard (specs/reliability.md).
+	if err := becomeFamilyHead(); err != nil {
+		log.Warn("subreaper_failed", "err", err)
+	} else if g, err := startGuard(plan.SessionID, log); err != nil {
+		log.Warn("guard_failed", "err", err)
+	} else {
+		sess.guard = g
+		defer g.close()
+	}
 	srv := ipc.NewServer(ipc.ServerConfig{
 		Version:  Version,
 		Events:   Events,
@@ -88,6 +98,13 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	// leaves it for the stale-socket rule. The grace lets a `stop` caller
 	// read its answer.
 	defer srv.Shutdown(time.Second)
+	// After the Shutdown defer, so it runs first: closing the listener
+	// unlinks the socket, which the watch must not take for a deletion.
+	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log); err != nil {
+		log.Warn("socket_watch_failed", "err", err)
+	} else {
+		defer stop()
+	}
 	go func() {
 		removed, err := ipc.SweepStale(runtimeDir)
 		for _, p := range removed {

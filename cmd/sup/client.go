@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"text/tabwriter"
 	"time"
@@ -300,9 +301,14 @@ func lsCommand() *cli.Command {
 			if cmd.Args().Len() > 0 {
 				return fmt.Errorf("ls: unexpected argument %q", cmd.Args().First())
 			}
-			res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
+			dir := runtimeDir()
+			res, err := broker.Discover(ctx, dir, dialTimeout)
 			if err != nil {
 				return err
+			}
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(os.Stderr, "sup: runtime dir %s does not exist: no supervisor listens there "+
+					"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
 			}
 			for _, e := range res.Errors {
 				fmt.Fprintf(os.Stderr, "sup: %s: %v\n", e.Socket, e.Err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sup-tmux/sup/supervisor"
 	"github.com/urfave/cli/v3"
 )
 
@@ -18,6 +19,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	supervisor.RunGuardIfAsked()
 	os.Exit(run(context.Background(), os.Args))
 }
 
