@@ -20,6 +20,14 @@ type Config struct {
 	Crash          CrashConfig    `yaml:"crash"`
 	Socket         SocketConfig   `yaml:"socket"`
 	Activity       ActivityConfig `yaml:"activity"`
+	Queue          QueueConfig    `yaml:"queue"`
+}
+
+// QueueConfig tunes this session's place in the stuck queue.
+type QueueConfig struct {
+	// SkipCooldown: after a skip the session is not eligible as queue head
+	// for this long, unless a new stuck event arrives first (5m).
+	SkipCooldown time.Duration `yaml:"skip_cooldown"`
 }
 
 // ActivityConfig tunes activity detection (zero: defaults).
@@ -55,7 +63,8 @@ func (c CrashConfig) Policy() crash.Policy {
 
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
-	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second}}
+	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
+		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}}
 }
 
 // ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
@@ -114,6 +123,9 @@ func (c Config) validate() error {
 	}
 	if c.Activity.QuietWindow < 0 || c.Activity.HookHold < 0 || c.Activity.ReadyDebounce < 0 {
 		return fmt.Errorf("activity: quiet_window, hook_hold and ready_debounce must be positive durations such as 1s")
+	}
+	if c.Queue.SkipCooldown <= 0 {
+		return fmt.Errorf("queue: skip_cooldown %s: must be a positive duration such as 5m", c.Queue.SkipCooldown)
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

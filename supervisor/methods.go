@@ -22,6 +22,7 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodScreen:  s.handleScreen,
 		ipc.MethodHistory: s.handleHistory,
 		ipc.MethodHook:    s.handleHook,
+		ipc.MethodSkip:    s.handleSkip,
 	}
 }
 
@@ -66,6 +67,7 @@ func (s *Session) State() ipc.State {
 	st.Reason = act.Reason
 	st.Summary = act.Summary
 	st.WaitingSince = unixMilli(act.WaitingSince)
+	st.SkipUntil = unixMilli(act.SkipUntil)
 	st.Draft = s.draft
 	st.OperatorBusy = act.OperatorBusy || s.draft != ""
 	st.LastInputAt = unixMilli(act.LastInputAt)

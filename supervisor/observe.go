@@ -37,6 +37,7 @@ func (s *Session) publishActivity(st activity.State) {
 		"source":        st.Source.String(),
 		"rule":          st.Rule,
 		"waiting_since": unixMilli(st.WaitingSince),
+		"skip_until":    unixMilli(st.SkipUntil),
 	})
 }
 
