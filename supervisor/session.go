@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ type Session struct {
 	term     *terminal
 	log      *slog.Logger
 	tmuxPane string
+	tmuxSock string // the server part of $TMUX
 
 	publish func(event string, data map[string]any)
 
@@ -73,6 +75,7 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		term:      newTerminal(in, out),
 		log:       log,
 		tmuxPane:  lookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:  tmuxSocket(lookupIn(opts.Environ)("TMUX")),
 		size:      size,
 		publish:   func(string, map[string]any) {},
 		ctrl:      make(chan control),
@@ -88,6 +91,12 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		}),
 		lifecycle: LifecycleStarting,
 	}
+}
+
+// tmuxSocket is the server socket in $TMUX ("socket,pid,session").
+func tmuxSocket(env string) string {
+	sock, _, _ := strings.Cut(env, ",")
+	return sock
 }
 
 // SetPublisher sets where lifecycle and resize events go (the socket).

@@ -291,36 +291,3 @@ func eventsCommand() *cli.Command {
 		},
 	}
 }
-
-func lsCommand() *cli.Command {
-	return &cli.Command{
-		Name: "ls", Usage: "list every live session",
-		Flags: []cli.Flag{jsonFlag},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return fmt.Errorf("ls: unexpected argument %q", cmd.Args().First())
-			}
-			res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
-			if err != nil {
-				return err
-			}
-			for _, e := range res.Errors {
-				fmt.Fprintf(os.Stderr, "sup: %s: %v\n", e.Socket, e.Err)
-			}
-			if cmd.Bool("json") {
-				states := make([]ipc.State, 0, len(res.Sessions))
-				for _, s := range res.Sessions {
-					states = append(states, s.State)
-				}
-				return printJSON(os.Stdout, states)
-			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tPROFILE\tLIFECYCLE\tPID\tPANE")
-			for _, s := range res.Sessions {
-				st := s.State
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.SessionID, st.Name, st.Profile, st.Lifecycle, st.PID, st.TmuxPane)
-			}
-			return tw.Flush()
-		},
-	}
-}

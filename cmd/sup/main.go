@@ -30,6 +30,7 @@ func run(ctx context.Context, args []string) int {
 			startCommand(command),
 			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
+			queueCommand(), nextCommand(), skipCommand(), pickCommand(), statusLineCommand(), tmuxKeysCommand(),
 			hooksCommand(),
 			hookCommand(),
 			classifyCommand(),
