@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -40,12 +41,18 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// selfPath is this binary's absolute path as it was invoked (a symlink
+// stays a symlink), for commands tmux runs later with another PATH.
 func selfPath() string {
-	p, err := os.Executable()
-	if err != nil {
-		return "sup" // Best effort: PATH then decides.
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
 	}
-	return p
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return "sup" // Best effort: PATH then decides.
 }
 
 func tmuxKeysCommand() *cli.Command {
