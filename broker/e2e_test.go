@@ -376,3 +376,46 @@ func TestE2EKeyBindings(t *testing.T) {
 	testutil.WaitUntil(t, 10*time.Second, "prefix+S to land on beta", func() bool { return f.clientPane() == pb })
 	wantNames(t, f.queueNames(), "beta", "alpha*")
 }
+
+// FollowAll merges every supervisor's events and picks up a supervisor
+// that starts after it.
+func TestE2EFollowAll(t *testing.T) {
+	f := newFleet(t, "")
+	f.start("alpha")
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan broker.SessionEvent, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- broker.FollowAll(ctx, f.env["SUP_RUNTIME_DIR"], 100*time.Millisecond, func(ev broker.SessionEvent) { events <- ev })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	f.start("beta")
+	// Both stuck, again and again until both streams have shown it: the
+	// beta stream may start after beta's first activity event.
+	seen := map[string]bool{}
+	deadline := time.After(20 * time.Second)
+	for !seen["alpha"] || !seen["beta"] {
+		f.hook("alpha", "UserPromptSubmit")
+		f.hook("beta", "UserPromptSubmit")
+		f.stuck("alpha")
+		f.stuck("beta")
+	drain:
+		for {
+			select {
+			case ev := <-events:
+				if ev.Event == "activity" && ev.Data["activity"] == "ready" {
+					seen[ev.Name] = true
+				}
+			case <-deadline:
+				t.Fatalf("activity events seen from %v, want alpha and beta", seen)
+			case <-time.After(300 * time.Millisecond):
+				break drain
+			}
+		}
+	}
+}
