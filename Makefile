@@ -31,6 +31,7 @@ unit:
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadFrame$$' -fuzztime=$(FUZZTIME) ./ipc/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRequest$$' -fuzztime=$(FUZZTIME) ./ipc/
+	$(GO) test -run='^$$' -fuzz='^FuzzSanitize$$' -fuzztime=$(FUZZTIME) ./supervisor/trigger/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -43,6 +43,7 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 	p.Source = str(raw["source"])
 	p.ToolName = str(raw["tool_name"])
 	p.NotificationType = str(raw["notification_type"])
+	p.Prompt = str(raw["prompt"])
 	p.Message = str(raw["last_assistant_message"])
 	if p.Message == "" {
 		p.Message = str(raw["message"])

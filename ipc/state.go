@@ -36,6 +36,10 @@ type State struct {
 	BracketedPaste bool           `msgpack:"bracketed_paste" json:"bracketed_paste"`
 	Triggers       map[string]int `msgpack:"triggers" json:"triggers"`     // counts by outcome
 	StartedAt      int64          `msgpack:"started_at" json:"started_at"` // when sup started
+	// PendingTriggers counts triggers queued or under way.
+	PendingTriggers int `msgpack:"pending_triggers" json:"pending_triggers"`
+	// BlockedThreads lists the threads the loop guard blocked (see unblock).
+	BlockedThreads []string `msgpack:"blocked_threads" json:"blocked_threads"`
 }
 
 // ExitInfo describes one exit of the child. Code is 128+n when the child
@@ -132,6 +136,7 @@ type HookParams struct {
 	Command          string `msgpack:"command,omitempty"`           // the tool's command, trimmed
 	Message          string `msgpack:"message,omitempty"`           // last assistant message or notification text, trimmed
 	NotificationType string `msgpack:"notification_type,omitempty"` // permission_prompt, elicitation_dialog, ...
+	Prompt           string `msgpack:"prompt,omitempty"`            // UserPromptSubmit, BeforeAgent: the submitted prompt, trimmed
 }
 
 // HookResult answers `hook`.

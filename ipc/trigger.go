@@ -66,3 +66,33 @@ type SkipResult struct {
 	WaitingSince int64 `msgpack:"waiting_since" json:"waiting_since"` // the new, later, queue position
 	SkipUntil    int64 `msgpack:"skip_until" json:"skip_until"`
 }
+
+// Error codes of trigger outcomes besides the seeds' classes.
+const (
+	// CodeTriggerCancelled: the child the trigger was being delivered to
+	// ended (restart, crash, stop) before it acknowledged; nothing is typed
+	// into its successor.
+	CodeTriggerCancelled = "TRIGGER_CANCELLED"
+	// CodeAgentBusy: the agent is mid-turn or shows a prompt; the trigger
+	// waits for it to be ready (a deferral reason, see specs/triggers.md).
+	CodeAgentBusy = "AGENT_BUSY"
+)
+
+// MethodMetrics answers the supervisor's counters and histograms.
+const MethodMetrics = "metrics"
+
+// MetricsResult answers `metrics`: counters by name (trigger_requests_total,
+// trigger_delivered_total, …) and histograms (trigger_latency_ms, …).
+type MetricsResult struct {
+	Counters   map[string]int64     `msgpack:"counters" json:"counters"`
+	Histograms map[string]Histogram `msgpack:"histograms" json:"histograms"`
+}
+
+// Histogram is a cumulative histogram: Counts[i] observations were at most
+// Bounds[i]; the last count is every observation (+Inf).
+type Histogram struct {
+	Bounds []float64 `msgpack:"bounds" json:"bounds"`
+	Counts []int64   `msgpack:"counts" json:"counts"` // len(Bounds)+1
+	Sum    float64   `msgpack:"sum" json:"sum"`
+	Count  int64     `msgpack:"count" json:"count"`
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
 // Config is $XDG_CONFIG_HOME/sup/config.yaml. Every number has a default, so
@@ -20,6 +21,7 @@ type Config struct {
 	Crash          CrashConfig    `yaml:"crash"`
 	Socket         SocketConfig   `yaml:"socket"`
 	Activity       ActivityConfig `yaml:"activity"`
+	Trigger        trigger.Config `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
 	Queue          QueueConfig    `yaml:"queue"`
 }
 
@@ -126,6 +128,9 @@ func (c Config) validate() error {
 	}
 	if c.Queue.SkipCooldown <= 0 {
 		return fmt.Errorf("queue: skip_cooldown %s: must be a positive duration such as 5m", c.Queue.SkipCooldown)
+	}
+	if err := c.Trigger.Validate(); err != nil {
+		return fmt.Errorf("trigger: %w", err)
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

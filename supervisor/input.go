@@ -89,9 +89,20 @@ var errNoChild = errors.New("no child is running")
 // becomes a newline instead of a submit. A write that cannot finish within
 // timeout (the child stopped reading) fails instead of wedging the caller.
 func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Duration) (int, error) {
+	return r.write(nil, data, submit, delay, timeout)
+}
+
+// injectTo is inject into one child only: it fails with errNoChild once
+// master is no longer the running child's, so a delivery meant for a child
+// that ended never types into its successor.
+func (r *inputRouter) injectTo(master *os.File, data []byte, submit bool, delay, timeout time.Duration) (int, error) {
+	return r.write(master, data, submit, delay, timeout)
+}
+
+func (r *inputRouter) write(want *os.File, data []byte, submit bool, delay, timeout time.Duration) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.master == nil {
+	if r.master == nil || (want != nil && r.master != want) {
 		return 0, errNoChild
 	}
 	r.master.SetWriteDeadline(time.Now().Add(timeout)) // Best effort: a pollable master supports it.

@@ -23,14 +23,23 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodHistory: s.handleHistory,
 		ipc.MethodHook:    s.handleHook,
 		ipc.MethodSkip:    s.handleSkip,
+		ipc.MethodTrigger: s.handleTrigger,
+		ipc.MethodUnblock: s.handleUnblock,
+		ipc.MethodMetrics: s.handleMetrics,
 	}
 }
 
 // Events lists the event names the session publishes.
-var Events = []string{"lifecycle", "activity", "resize", "client"}
+var Events = []string{"lifecycle", "activity", "resize", "client", "trigger"}
 
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {
+	st := s.sessionState()
+	s.triggerState(&st) // after s.mu: the trigger desk's lock comes first
+	return st
+}
+
+func (s *Session) sessionState() ipc.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.plan

@@ -17,6 +17,7 @@ func (s *Session) observe(sig activity.Signal) {
 	s.mu.Unlock()
 	if changed {
 		s.publishActivity(st)
+		s.trig.poke()
 	}
 }
 
@@ -80,6 +81,9 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	case p.SessionID != "" && p.SessionID != current:
 		s.mu.Unlock()
 		return s.ignoredHook(p, "session id "+p.SessionID+" is not the running agent's ("+current+")"), nil
+	}
+	if p.Prompt != "" {
+		s.lastPrompt, s.lastPromptAt = p.Prompt, now
 	}
 	s.mu.Unlock()
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)

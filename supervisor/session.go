@@ -38,6 +38,7 @@ type Session struct {
 	tmuxSock string // the server part of $TMUX
 
 	publish func(event string, data map[string]any)
+	trig    *triggers
 
 	ctrl     chan control
 	keys     chan byte
@@ -62,7 +63,9 @@ type Session struct {
 	spawns         int // successful spawns; restart_count is spawns-1
 	agentSessionID string
 	transcriptPath string
-	draft          string // unsent text in the agent's input box, from the screen
+	draft          string    // unsent text in the agent's input box, from the screen
+	lastPrompt     string    // the last prompt a UserPromptSubmit-like hook reported
+	lastPromptAt   time.Time // when it arrived
 	act            *activity.Tracker
 	exitStatus     int
 }
@@ -90,6 +93,7 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 			HookHold:    plan.Config.Activity.HookHold,
 		}),
 		lifecycle: LifecycleStarting,
+		trig:      newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
 	}
 }
 
@@ -117,6 +121,7 @@ func (s *Session) setLifecycle(l string) {
 	s.mu.Lock()
 	s.lifecycle = l
 	s.mu.Unlock()
+	s.trig.poke()
 }
 
 func (s *Session) current() *child {
@@ -154,6 +159,13 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}
 	s.goSafe(s.readInput)
+	if n, err := s.trig.restore(plan.Document, time.Now()); err != nil {
+		s.log.Error("audit_restore_failed", "err", err)
+	} else if n > 0 {
+		s.log.Info("trigger_ids_restored", "count", n)
+	}
+	defer s.trig.audit.close()
+	s.goSafe(s.deliverTriggers)
 	stopResize := s.followResize()
 	defer stopResize()
 

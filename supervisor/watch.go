@@ -85,6 +85,10 @@ func (s *Session) classify(c *child, pack *classify.Pack, snap screen.Snapshot) 
 
 func (s *Session) setDraft(d string) {
 	s.mu.Lock()
+	changed := s.draft != d
 	s.draft = d
 	s.mu.Unlock()
+	if changed {
+		s.trig.poke() // a deferred trigger may go now
+	}
 }

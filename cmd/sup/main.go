@@ -35,6 +35,7 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(),
 			hookCommand(),
 			classifyCommand(),
+			triggerCommand(), unblockCommand(),
 		},
 		Version: versionString(),
 	}

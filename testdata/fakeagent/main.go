@@ -39,6 +39,12 @@
 //	SIGINT                print "fakeagent got SIGINT" and exit 130
 //	-echo                 print "got: <line>" for every line read from stdin;
 //	                      with -raw, print "key: <hex>" for every byte instead
+//	-record FILE          with -raw, append every byte read from stdin to FILE
+//	                      (byte-exact checks of what sup typed)
+//	-ack                  with -raw, on each \r print "ACK_TRIGGER:<id>" if
+//	                      the input since the last \r holds a trigger
+//	                      envelope "[BRIDGE_TRIGGER id=<id> ...", else
+//	                      "SUBMITTED <n> bytes" (a trigger ack marker)
 //	stdin EOF             print "fakeagent stdin EOF" and exit 0
 //	-exit N -after DUR    exit with code N, DUR after ready (default 0s)
 //	-signal NAME -after DUR
@@ -96,6 +102,8 @@ var (
 	flagAfter      = flag.Duration("after", 0, "delay before -exit or -signal")
 	flagFlood      = flag.Int64("flood", -1, "write this many `bytes` of output, then exit 0")
 	flagIgnoreTerm = flag.Bool("ignore-term", false, "keep running on SIGTERM")
+	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
+	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
 	rawState       *term.State
 	outMu          sync.Mutex
 	pid            = os.Getpid()
@@ -198,8 +206,22 @@ func main() {
 func readInput() {
 	if rawState != nil {
 		buf := make([]byte, 256)
+		var line []byte // since the last \r, for -ack
 		for {
 			n, err := os.Stdin.Read(buf)
+			if *flagRecord != "" && n > 0 {
+				appendBytes(*flagRecord, buf[:n])
+			}
+			if *flagAck {
+				for _, b := range buf[:n] {
+					if b != '\r' {
+						line = append(line, b)
+						continue
+					}
+					ackTrigger(line)
+					line = line[:0]
+				}
+			}
 			if *flagEcho {
 				for _, b := range buf[:n] {
 					say(fmt.Sprintf("key: %02x", b))
@@ -218,6 +240,30 @@ func readInput() {
 		}
 	}
 	eof()
+}
+
+// ackTrigger prints ACK_TRIGGER:<id> for a submitted line holding a trigger
+// envelope's "id=<id>", and SUBMITTED <n> bytes for any other.
+func ackTrigger(line []byte) {
+	_, rest, ok := strings.Cut(string(line), "[BRIDGE_TRIGGER id=")
+	if !ok {
+		say(fmt.Sprintf("SUBMITTED %d bytes", len(line)))
+		return
+	}
+	id, _, _ := strings.Cut(rest, " ")
+	say("ACK_TRIGGER:" + id)
+}
+
+// appendBytes appends p to file, as -record asks.
+func appendBytes(file string, p []byte) {
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		fatalf("-record: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(p); err != nil {
+		fatalf("-record: %v", err)
+	}
 }
 
 func eof() {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
+	"github.com/urfave/cli/v3"
+)
+
+// Exit statuses of `sup trigger` beyond 0 (delivered, or accepted and
+// deferred with --no-wait, or already active) and 1 (a usage or connection
+// error).
+const (
+	exitTriggerTimeout = 2
+	exitTriggerFailed  = 3
+)
+
+// triggerWait bounds a waiting trigger: the longest defer plus the retries
+// fit well inside it with the default policy.
+const triggerWait = 15 * time.Minute
+
+func triggerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "trigger",
+		Usage:     "deliver a prompt into the agent safely: deferred while you type, one paste, one submit, acknowledged (exit 2 timeout, 3 failed)",
+		ArgsUsage: "TARGET TEXT|-",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "id", Usage: "trigger id, the idempotency key (default: a new one)"},
+			&cli.StringFlag{Name: "thread", Usage: "thread id: rate limit and loop guard count per thread (default: default)"},
+			&cli.StringFlag{Name: "reason", Usage: "why, shown in the envelope and the audit"},
+			&cli.StringFlag{Name: "requester", Usage: "who asks, for the audit (default: cli:$USER)"},
+			&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
+			&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
+			&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
+			&cli.BoolFlag{Name: "no-envelope", Usage: "paste the bare prompt, without [BRIDGE_TRIGGER …] lines"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "return at once (accepted or deferred); the outcome comes as a trigger event"},
+			jsonFlag,
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			p, err := triggerParams(cmd)
+			if err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				ctx, cancel := context.WithTimeout(ctx, triggerWait)
+				defer cancel()
+				var r ipc.TriggerResult
+				if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					if err := printJSON(os.Stdout, r); err != nil {
+						return err
+					}
+				} else {
+					fmt.Println(describeTrigger(r, s.State.Name))
+				}
+				switch r.Result {
+				case ipc.OutcomeTimeout:
+					return exitError{exitTriggerTimeout}
+				case ipc.OutcomeFailed:
+					return exitError{exitTriggerFailed}
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// triggerParams checks the arguments before any session is looked up.
+func triggerParams(cmd *cli.Command) (ipc.TriggerParams, error) {
+	if err := targetArgs(cmd, 2); err != nil {
+		return ipc.TriggerParams{}, err
+	}
+	if cmd.Args().Len() < 2 {
+		return ipc.TriggerParams{}, fmt.Errorf("trigger: missing TEXT (or - to read it from stdin)")
+	}
+	if _, err := trigger.ParseOverride(cmd.Bool("force"), cmd.String("override-reason")); err != nil {
+		return ipc.TriggerParams{}, fmt.Errorf("trigger: --force/--override-reason: %w", err)
+	}
+	if d := cmd.Duration("ack-timeout"); d < 0 || (d > 0 && d < time.Millisecond) {
+		return ipc.TriggerParams{}, fmt.Errorf("trigger: --ack-timeout %s: must be a positive duration such as 8s", d)
+	}
+	text := cmd.Args().Get(1)
+	if text == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return ipc.TriggerParams{}, fmt.Errorf("trigger: read stdin: %w", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return ipc.TriggerParams{}, fmt.Errorf("trigger: TEXT is empty; nothing to deliver")
+	}
+	id := cmd.String("id")
+	if id == "" {
+		id = fmt.Sprintf("cli-%d-%d", time.Now().UnixMilli(), os.Getpid())
+	} else if trigger.SanitizeID(id) != id {
+		return ipc.TriggerParams{}, fmt.Errorf("trigger: --id %q: use only letters, digits and . _ : -", id)
+	}
+	requester := cmd.String("requester")
+	if requester == "" {
+		requester = "cli:" + os.Getenv("USER")
+	}
+	p := ipc.TriggerParams{
+		TriggerID: id, ThreadID: cmd.String("thread"), Reason: cmd.String("reason"), Prompt: text,
+		AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds(), ForceOverride: cmd.Bool("force"),
+		OverrideReason: cmd.String("override-reason"), Requester: requester, Wait: !cmd.Bool("no-wait"),
+	}
+	if cmd.Bool("no-envelope") {
+		off := false
+		p.Envelope = &off
+	}
+	return p, nil
+}
+
+// describeTrigger is the one-line human form of an outcome.
+func describeTrigger(r ipc.TriggerResult, name string) string {
+	line := fmt.Sprintf("%s %s to %s", r.Result, r.TriggerID, name)
+	switch r.Result {
+	case ipc.OutcomeDelivered:
+		line += fmt.Sprintf(" (attempt %d, acked by %s", r.Attempts, r.AckedBy)
+		if r.Fallback != "" {
+			line += ", after a " + r.Fallback + " restart"
+		}
+		line += ")"
+	case ipc.OutcomeDeferred:
+		line += fmt.Sprintf(" (%s; next look at %s)", r.ErrorCode, time.UnixMilli(r.DeferredUntil).Format(time.TimeOnly))
+	case ipc.OutcomeTimeout, ipc.OutcomeFailed:
+		line += fmt.Sprintf(" (%s: %s)", r.ErrorCode, r.Message)
+	}
+	if r.Repeat {
+		line += " [repeat: the first outcome of this id]"
+	}
+	if r.AuditError != "" {
+		line += " [audit failed: " + r.AuditError + "]"
+	}
+	return line
+}
+
+func unblockCommand() *cli.Command {
+	return &cli.Command{
+		Name: "unblock", Usage: "lift the loop guard's block of a thread", ArgsUsage: "TARGET THREAD",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 2); err != nil {
+				return err
+			}
+			thread := cmd.Args().Get(1)
+			if thread == "" {
+				return fmt.Errorf("unblock: missing THREAD (state lists blocked_threads)")
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				var r ipc.UnblockResult
+				if err := call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				if r.Blocked {
+					fmt.Printf("unblocked thread %s of %s\n", r.ThreadID, s.State.Name)
+				} else {
+					fmt.Printf("thread %s of %s was not blocked\n", r.ThreadID, s.State.Name)
+				}
+				return nil
+			})
+		},
+	}
+}
