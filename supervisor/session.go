@@ -53,6 +53,8 @@ type Session struct {
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ms of the child's last output
 
+	regMu sync.Mutex // one sessions.json write at a time (registry.go)
+
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
 	plan           *Plan
@@ -93,7 +95,9 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 			HookHold:    plan.Config.Activity.HookHold,
 		}),
 		lifecycle: LifecycleStarting,
-		trig:      newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
+		// --resume-id: the first spawn resumes it, like a restart would.
+		agentSessionID: opts.ResumeID,
+		trig:           newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
 	}
 }
 
@@ -155,6 +159,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		"profile", plan.Profile.Name, "pane", s.tmuxPane)
 	s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
 	s.log.Info("env_resolved", "names", EnvNames(plan.Env))
+	s.record()
 	if err := s.term.makeRaw(); err != nil {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}

@@ -31,7 +31,7 @@ func run(ctx context.Context, args []string) int {
 			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			queueCommand(), nextCommand(), skipCommand(), pickCommand(), statusLineCommand(), tmuxKeysCommand(),
-			metricsCommand(), demoCommand(), demoAgentCommand(),
+			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
 			hooksCommand(),
 			hookCommand(),
 			classifyCommand(),
