@@ -24,10 +24,10 @@ const AgentSessionPlaceholder = "{agent_session_id}"
 
 // Profile says how to run one kind of agent.
 type Profile struct {
-	Name           string   `yaml:"-"`
-	Source         string   `yaml:"-"` // "builtin" or the user file's path
-	Command        []string `yaml:"command"`
-	ResumeArgs     []string `yaml:"resume_args"`
+	Name       string   `yaml:"-"`
+	Source     string   `yaml:"-"` // "builtin" or the user file's path
+	Command    []string `yaml:"command"`
+	ResumeArgs []string `yaml:"resume_args"`
 	// HeadlessResume are the arguments, after command, that continue a
 	// conversation without a terminal, for the broker's last routing
 	// fallback (no tmux): {agent_session_id} and {prompt} are replaced.
