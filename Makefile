@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install run test unit fuzz lint bench-pump agents clean
+.PHONY: all build install demo run test unit fuzz lint bench-pump bench-broker agents clean
 
 all: build
 
@@ -16,6 +16,11 @@ install:
 	mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/sup ./cmd/sup
 	@echo "installed $(BINDIR)/sup"
+
+# Install, then open the demo: three supervised demo agents in a private
+# tmux server with the queue's keys (needs only tmux).
+demo: install
+	$(BINDIR)/sup demo
 
 # Build, then supervise a shell for examples/welcome.md in this terminal.
 run: build
@@ -41,6 +46,10 @@ lint:
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+# The broker's fan-out: Discover and the queue over 200 live sockets.
+bench-broker:
+	$(GO) test -run='^$$' -bench=Discover200 -benchtime=50x ./broker/
 
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json, into .agents/node_modules (git-ignored). Skipped when
