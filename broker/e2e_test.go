@@ -33,17 +33,7 @@ func newFleet(t *testing.T, configYAML string) *fleet {
 	t.Helper()
 	bins := testutil.Build(t)
 	dir := t.TempDir()
-	rt, err := os.MkdirTemp("", "sup-br-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(rt) })
-	f := &fleet{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: map[string]string{
-		"SUP_RUNTIME_DIR": rt,
-		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
-		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
-		"PATH":            filepath.Dir(bins.FakeAgent) + ":" + os.Getenv("PATH"),
-	}}
+	f := &fleet{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: testutil.SupEnv(t, bins, dir)}
 	if configYAML != "" {
 		f.write("config/sup/config.yaml", configYAML)
 	}
@@ -154,6 +144,14 @@ func (f *fleet) mustSup(args ...string) string {
 	return out
 }
 
+// wantClientOn fails the test unless the human's client shows pane.
+func (f *fleet) wantClientOn(pane, when string) {
+	f.t.Helper()
+	if got := f.clientPane(); got != pane {
+		f.t.Fatalf("%s: the client is on %s, want %s", when, got, pane)
+	}
+}
+
 // clientPane is the pane the human's client shows.
 func (f *fleet) clientPane() string {
 	f.t.Helper()
@@ -219,9 +217,7 @@ func TestE2EFIFONext(t *testing.T) {
 	f.hook("alpha", "UserPromptSubmit")
 	wantNames(t, f.queueNames(), "beta")
 	f.next()
-	if got := f.clientPane(); got != pb {
-		t.Fatalf("client on %s after alpha progressed, want beta's %s", got, pb)
-	}
+	f.wantClientOn(pb, "next after alpha progressed")
 	// An empty queue moves nothing.
 	f.hook("beta", "UserPromptSubmit")
 	if out := f.next(); !strings.Contains(out, "nothing waits on you") || f.clientPane() != pb {
@@ -253,9 +249,7 @@ func TestE2ESkipCooldown(t *testing.T) {
 	f.stuck("alpha")
 	f.stuck("beta")
 	f.mustSup("skip", "--client", f.client.TTY)
-	if got := f.clientPane(); got != pb {
-		t.Fatalf("after skipping alpha the client is on %s, want beta's %s", got, pb)
-	}
+	f.wantClientOn(pb, "after skipping alpha")
 	wantNames(t, f.queueNames(), "beta", "alpha*")
 	f.hook("beta", "UserPromptSubmit")
 	wantNames(t, f.queueNames(), "alpha*")
@@ -272,9 +266,7 @@ func TestE2ESkipCooldown(t *testing.T) {
 		t.Fatalf("status-line %q", out)
 	}
 	f.next()
-	if got := f.clientPane(); got != pa {
-		t.Fatalf("client on %s after the cooldown, want alpha's %s", got, pa)
-	}
+	f.wantClientOn(pa, "next after the cooldown")
 }
 
 // AS-6: while the human types in a pane that is not the head, sessions
@@ -294,9 +286,7 @@ func TestE2ENoFocusStealing(t *testing.T) {
 	f.mustSup("status-line")
 	f.tm.SendKeys(pb, "Enter")
 	f.tm.WaitFor(t, pb, "got: typing away", 5*time.Second)
-	if got := f.clientPane(); got != pb {
-		t.Fatalf("the client moved to %s while the human typed in %s", got, pb)
-	}
+	f.wantClientOn(pb, "while the human typed")
 }
 
 // AS-4 and AS-7: a supervisor killed while stuck leaves the queue and its
@@ -325,9 +315,7 @@ func TestE2EKilledAndReusedPane(t *testing.T) {
 	f.stuck("gamma")
 	wantNames(t, f.queueNames(), "gamma")
 	f.next()
-	if got := f.clientPane(); got != pa {
-		t.Fatalf("client on %s, want the reused pane %s", got, pa)
-	}
+	f.wantClientOn(pa, "next to the reused pane")
 }
 
 // sup pick in a real pty (a tmux pane): the queue with a live preview of

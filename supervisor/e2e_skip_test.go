@@ -1,7 +1,6 @@
 package supervisor_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,18 +8,10 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// skipCall sends `skip` straight to the rig's one socket.
+// skipCall sends `skip` to the rig's one socket.
 func (r *rig) skipCall(p ipc.SkipParams) (ipc.SkipResult, error) {
-	r.t.Helper()
-	c, err := ipc.Dial(r.sockets()[0], 5*time.Second)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	var res ipc.SkipResult
-	err = c.Call(ctx, ipc.MethodSkip, p, &res)
+	err := r.call(ipc.MethodSkip, p, &res)
 	return res, err
 }
 
