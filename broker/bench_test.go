@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -16,26 +15,10 @@ import (
 // agents are not (the goal's end-to-end figure, with real supervisors and
 // process start-up, is measured separately; see specs/broker.md).
 func BenchmarkDiscover200(b *testing.B) {
-	dir, err := os.MkdirTemp("", "sup-bench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
+	dir := shortDir(b)
 	for i := range 200 {
 		id := fmt.Sprintf("%012x", i)
-		path, err := ipc.SocketPath(dir, id)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ln, err := ipc.Listen(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := ipc.NewServer(ipc.ServerConfig{})
-		st := ipc.State{SessionID: id, Name: "agent-" + id, Lifecycle: "running", Activity: "ready", WaitingSince: int64(i + 1)}
-		srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return st, nil })
-		go srv.Serve(ln)
-		b.Cleanup(func() { srv.Shutdown(time.Second) })
+		serve(b, dir, ipc.State{SessionID: id, Name: "agent-" + id, Lifecycle: "running", Activity: "ready", WaitingSince: int64(i + 1)})
 	}
 	b.ResetTimer()
 	for b.Loop() {
