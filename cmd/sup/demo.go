@@ -89,6 +89,14 @@ func demoEnv() []string {
 	return env
 }
 
+// socketFlag repeats a non-default --socket in the commands it suggests.
+func (d demo) socketFlag() string {
+	if d.socket == "sup-demo" {
+		return ""
+	}
+	return " --socket " + d.socket
+}
+
 func (d demo) running(ctx context.Context) bool {
 	_, err := d.tmux(ctx, "has-session", "-t", "="+demoSession)
 	return err == nil
@@ -187,8 +195,8 @@ shows how many wait on you. Keys (prefix is C-b):
   prefix g     pick from the queue (live preview; Enter jumps, s skips)
   prefix S     skip the head for a while
 Answer in the pane itself (y, or type a task and Enter); the queue follows.
-Stop it all with: sup demo --stop
-`, d.socket)
+Stop it all with: sup demo --stop%[2]s
+`, d.socket, d.socketFlag())
 	attach := []string{"tmux", "-L", d.socket, "attach-session", "-t", demoSession}
 	switch {
 	case noAttach || !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())):
