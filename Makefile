@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install demo run test unit fuzz lint bench-pump bench-broker agents clean
+.PHONY: all build install demo run test unit fuzz lint bench-pump bench-broker bench-trigger agents clean
 
 all: build
 
@@ -50,6 +50,10 @@ bench-pump:
 # The broker's fan-out: Discover and the queue over 200 live sockets.
 bench-broker:
 	$(GO) test -run='^$$' -bench=Discover200 -benchtime=50x ./broker/
+
+# Request → first byte at the agent: socket trigger vs tmux send-keys, p50/p95.
+bench-trigger:
+	$(GO) test -run='^$$' -bench=TriggerLatency -benchtime=1000x ./supervisor/
 
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json, into .agents/node_modules (git-ignored). Skipped when

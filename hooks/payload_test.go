@@ -52,3 +52,16 @@ func TestParseBadInput(t *testing.T) {
 		t.Fatalf("huge payload: %d bytes, %v", len(p.Message), err)
 	}
 }
+
+// The submitted prompt travels to the supervisor, bounded: a trigger's ack
+// looks for its id in it.
+func TestParseUserPromptSubmit(t *testing.T) {
+	p, err := Parse("claude", []byte(`{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"[BRIDGE_TRIGGER id=t-1 thread=x]\nhi"}`))
+	if err != nil || p.Event != "UserPromptSubmit" || p.Prompt != "[BRIDGE_TRIGGER id=t-1 thread=x]\nhi" {
+		t.Fatalf("parsed %+v (%v)", p, err)
+	}
+	p, _ = Parse("claude", []byte(`{"hook_event_name":"UserPromptSubmit","prompt":"`+strings.Repeat("x", 10000)+`"}`))
+	if len(p.Prompt) != maxField {
+		t.Fatalf("prompt of 10000 bytes kept %d, want %d", len(p.Prompt), maxField)
+	}
+}

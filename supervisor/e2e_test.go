@@ -15,14 +15,14 @@ import (
 // rig is one end-to-end setup: a private tmux server, built binaries, and
 // private config, state and runtime directories for the supervisors it runs.
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	tm   *testutil.Tmux
 	bins testutil.Bins
 	dir  string // the test's scratch dir: documents, pid files
 	env  map[string]string
 }
 
-func newRig(t *testing.T, configYAML string) *rig {
+func newRig(t testing.TB, configYAML string) *rig {
 	t.Helper()
 	bins := testutil.Build(t)
 	dir := t.TempDir()

@@ -374,3 +374,20 @@ func TestE2ETriggerCLI(t *testing.T) {
 		t.Fatalf("sup unblock printed %q", out)
 	}
 }
+
+// TestE2ETriggerDraftDefers: an unsent draft in the agent's input box makes
+// the operator busy without any key; the trigger waits, types nothing, and
+// fails with DEFER_TIMEOUT after max_defer.
+func TestE2ETriggerDraftDefers(t *testing.T) {
+	r := newRig(t, triggerConfig+"  max_defer: 1500ms\n")
+	rec := filepath.Join(r.dir, "rec")
+	r.start("-raw", "-ack", "-record", rec, "-draft", "half a thought")
+	testutil.WaitUntil(t, 5*time.Second, "the draft in state", func() bool { return r.state("doc").Draft == "half a thought" })
+	res := r.trigger(ipc.TriggerParams{TriggerID: "dr-1", Prompt: "not now", Wait: true})
+	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeDeferTimeout {
+		t.Fatalf("with a draft: %+v, want failed DEFER_TIMEOUT", res)
+	}
+	if got := r.recorded(rec); got != "" {
+		t.Fatalf("the agent read %q while its input box held a draft", got)
+	}
+}

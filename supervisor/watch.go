@@ -30,6 +30,7 @@ func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce t
 	for {
 		select {
 		case <-v.kick:
+			s.trig.poke() // a delivery waiting for a marker looks now
 		case <-recheck.C:
 		case <-c.done:
 			return

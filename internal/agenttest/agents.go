@@ -78,6 +78,10 @@ func FindAgentBin(nodeModules, name string) (string, error) {
 	if _, err := os.Stat(nodeModules); err != nil {
 		return "", fmt.Errorf("find %s: %w", name, err)
 	}
+	// WalkDir does not descend into a symlinked root (a shared install).
+	if real, err := filepath.EvalSymlinks(nodeModules); err == nil {
+		nodeModules = real
+	}
 	var found []string
 	err := filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

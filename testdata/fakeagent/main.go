@@ -23,6 +23,9 @@
 //	-print-size           print "size=COLSxROWS" of the terminal on stdin
 //	-title T              emit the OSC 0 sequence ESC ] 0 ; T BEL
 //	-bracketed            enable bracketed paste (ESC [ ? 2004 h)
+//	-draft TEXT           draw a Claude Code-style input box holding the
+//	                      unsent TEXT (a rule, "❯" U+00A0 TEXT, a rule), so
+//	                      the claude profile's classifier sees a draft
 //	-raw                  put the terminal on stdin in raw mode (restored on
 //	                      a clean exit)
 //
@@ -104,6 +107,7 @@ var (
 	flagIgnoreTerm = flag.Bool("ignore-term", false, "keep running on SIGTERM")
 	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
+	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	rawState       *term.State
 	outMu          sync.Mutex
 	pid            = os.Getpid()
@@ -168,6 +172,12 @@ func main() {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGINT)
 	say(fmt.Sprintf("fakeagent ready pid=%d", pid))
+	if *flagDraft != "" {
+		rule := strings.Repeat("─", 40)
+		say(rule)
+		say("❯\u00a0" + *flagDraft)
+		say(rule)
+	}
 
 	if *flagFlood >= 0 {
 		flood(*flagFlood)
