@@ -7,7 +7,7 @@ BINDIR  ?= $(PREFIX)/bin
 # it with the fix, so the corpus keeps every crash ever found.
 FUZZTIME ?= 10s
 
-.PHONY: all build install run test unit fuzz lint bench-pump bench-trigger agents clean
+.PHONY: all build install demo run test unit fuzz lint bench-pump bench-broker bench-trigger agents clean
 
 all: build
 
@@ -18,6 +18,11 @@ install:
 	mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/sup ./cmd/sup
 	@echo "installed $(BINDIR)/sup"
+
+# Install, then open the demo: three supervised demo agents in a private
+# tmux server with the queue's keys (needs only tmux).
+demo: install
+	$(BINDIR)/sup demo
 
 # Build, then supervise a shell for examples/welcome.md in this terminal.
 run: build
@@ -46,6 +51,10 @@ lint:
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+
+# The broker's fan-out: Discover and the queue over 200 live sockets.
+bench-broker:
+	$(GO) test -run='^$$' -bench=Discover200 -benchtime=50x ./broker/
 
 # Request → first byte at the agent: socket trigger vs tmux send-keys, p50/p95.
 bench-trigger:

@@ -17,6 +17,7 @@ type State struct {
 	SupPID         int            `msgpack:"sup_pid" json:"sup_pid"`
 	PID            int            `msgpack:"pid" json:"pid"` // 0 while no child runs
 	TmuxPane       string         `msgpack:"tmux_pane" json:"tmux_pane"`
+	TmuxSocket     string         `msgpack:"tmux_socket" json:"tmux_socket"` // the tmux server of tmux_pane (pane ids are per server)
 	Lifecycle      string         `msgpack:"lifecycle" json:"lifecycle"`
 	Activity       string         `msgpack:"activity" json:"activity"`
 	Reason         string         `msgpack:"reason" json:"reason"`

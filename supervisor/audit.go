@@ -40,6 +40,9 @@ type auditRecord struct {
 	PromptBytes            int    `json:"prompt_bytes"`
 	PromptSHA256           string `json:"prompt_sha256"`
 	Prompt                 string `json:"prompt,omitempty"`
+	// Source is "broker" on the routing steps sup route appends to the
+	// same file (specs/broker.md); they are not trigger outcomes.
+	Source string `json:"source,omitempty"`
 }
 
 // auditLog appends records to $XDG_STATE_HOME/sup/audit.jsonl, shared by
@@ -130,7 +133,7 @@ func (a *auditLog) recent(document string) ([]auditRecord, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var r auditRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Document == document && r.TriggerID != "" {
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Document == document && r.TriggerID != "" && r.Source != "broker" {
 			recs = append(recs, r)
 		}
 	}

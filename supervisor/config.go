@@ -22,6 +22,14 @@ type Config struct {
 	Socket         SocketConfig   `yaml:"socket"`
 	Activity       ActivityConfig `yaml:"activity"`
 	Trigger        trigger.Config `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
+	Queue          QueueConfig    `yaml:"queue"`
+}
+
+// QueueConfig tunes this session's place in the stuck queue.
+type QueueConfig struct {
+	// SkipCooldown: after a skip the session is not eligible as queue head
+	// for this long, unless a new stuck event arrives first (5m).
+	SkipCooldown time.Duration `yaml:"skip_cooldown"`
 }
 
 // ActivityConfig tunes activity detection (zero: defaults).
@@ -57,7 +65,8 @@ func (c CrashConfig) Policy() crash.Policy {
 
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
-	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second}}
+	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
+		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}}
 }
 
 // ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
@@ -116,6 +125,9 @@ func (c Config) validate() error {
 	}
 	if c.Activity.QuietWindow < 0 || c.Activity.HookHold < 0 || c.Activity.ReadyDebounce < 0 {
 		return fmt.Errorf("activity: quiet_window, hook_hold and ready_debounce must be positive durations such as 1s")
+	}
+	if c.Queue.SkipCooldown <= 0 {
+		return fmt.Errorf("queue: skip_cooldown %s: must be a positive duration such as 5m", c.Queue.SkipCooldown)
 	}
 	if err := c.Trigger.Validate(); err != nil {
 		return fmt.Errorf("trigger: %w", err)

@@ -66,6 +66,8 @@ socket:
 activity:
   quiet_window: 10s
   ready_debounce: 250ms
+queue:
+  skip_cooldown: 90s
 `)
 	cfg, err := LoadConfig(dir)
 	if err != nil {
@@ -80,6 +82,7 @@ activity:
 		},
 		Socket:   SocketConfig{MaxFrameBytes: 65536, MaxClients: 8},
 		Activity: ActivityConfig{QuietWindow: 10 * time.Second, ReadyDebounce: 250 * time.Millisecond},
+		Queue:    QueueConfig{SkipCooldown: 90 * time.Second},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("LoadConfig =\n%+v\nwant\n%+v", cfg, want)

@@ -26,20 +26,7 @@ func newRig(t testing.TB, configYAML string) *rig {
 	t.Helper()
 	bins := testutil.Build(t)
 	dir := t.TempDir()
-	rt, err := os.MkdirTemp("", "sup-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(rt) })
-	r := &rig{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: map[string]string{
-		"SUP_RUNTIME_DIR": rt,
-		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
-		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
-		"PATH":            filepath.Dir(bins.FakeAgent) + ":" + os.Getenv("PATH"),
-		// A -race binary otherwise sleeps 1 s at exit: sup, and its guard
-		// after it, would outlive the tmux cleanup's grace.
-		"GORACE": "atexit_sleep_ms=0",
-	}}
+	r := &rig{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: testutil.SupEnv(t, bins, dir)}
 	if configYAML != "" {
 		r.write("config/sup/config.yaml", configYAML)
 	}

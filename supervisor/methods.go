@@ -22,6 +22,7 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodScreen:  s.handleScreen,
 		ipc.MethodHistory: s.handleHistory,
 		ipc.MethodHook:    s.handleHook,
+		ipc.MethodSkip:    s.handleSkip,
 		ipc.MethodTrigger: s.handleTrigger,
 		ipc.MethodUnblock: s.handleUnblock,
 		ipc.MethodMetrics: s.handleMetrics,
@@ -43,17 +44,18 @@ func (s *Session) sessionState() ipc.State {
 	defer s.mu.Unlock()
 	p := s.plan
 	st := ipc.State{
-		SessionID: p.SessionID,
-		Name:      p.Name,
-		Workspace: p.Workspace,
-		Role:      p.Role,
-		Profile:   p.Profile.Name,
-		Document:  p.Document,
-		CWD:       p.CWD,
-		CWDSource: string(p.CWDSource),
-		SupPID:    os.Getpid(),
-		TmuxPane:  s.tmuxPane,
-		Lifecycle: s.lifecycle,
+		SessionID:  p.SessionID,
+		Name:       p.Name,
+		Workspace:  p.Workspace,
+		Role:       p.Role,
+		Profile:    p.Profile.Name,
+		Document:   p.Document,
+		CWD:        p.CWD,
+		CWDSource:  string(p.CWDSource),
+		SupPID:     os.Getpid(),
+		TmuxPane:   s.tmuxPane,
+		TmuxSocket: s.tmuxSock,
+		Lifecycle:  s.lifecycle,
 
 		Health:       string(s.tracker.Health()),
 		RestartCount: max(s.spawns-1, 0),
@@ -75,6 +77,7 @@ func (s *Session) sessionState() ipc.State {
 	st.Reason = act.Reason
 	st.Summary = act.Summary
 	st.WaitingSince = unixMilli(act.WaitingSince)
+	st.SkipUntil = unixMilli(act.SkipUntil)
 	st.Draft = s.draft
 	st.OperatorBusy = act.OperatorBusy || s.draft != ""
 	st.LastInputAt = unixMilli(act.LastInputAt)

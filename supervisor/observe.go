@@ -38,6 +38,7 @@ func (s *Session) publishActivity(st activity.State) {
 		"source":        st.Source.String(),
 		"rule":          st.Rule,
 		"waiting_since": unixMilli(st.WaitingSince),
+		"skip_until":    unixMilli(st.SkipUntil),
 	})
 }
 
@@ -73,6 +74,9 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 		s.mu.Unlock()
 		return s.ignoredHook(p, "no agent is running"), nil
 	case p.SessionID != "" && (p.Event == "SessionStart" || current == ""):
+		if p.SessionID != current {
+			s.record() // writes in the background, taking s.mu then
+		}
 		s.agentSessionID, current = p.SessionID, p.SessionID
 		if p.TranscriptPath != "" {
 			s.transcriptPath = p.TranscriptPath

@@ -23,6 +23,7 @@ type Options struct {
 	InvocationDir string   // where sup was started; --cwd is relative to it
 	Environ       []string // sup's own environment
 	SessionID     string   // empty: a new one
+	ResumeID      string   // --resume-id: the agent conversation the first spawn resumes
 	SocketPath    string   // exported to the child as SUP_SOCKET; may be empty
 }
 

@@ -24,10 +24,14 @@ const AgentSessionPlaceholder = "{agent_session_id}"
 
 // Profile says how to run one kind of agent.
 type Profile struct {
-	Name           string   `yaml:"-"`
-	Source         string   `yaml:"-"` // "builtin" or the user file's path
-	Command        []string `yaml:"command"`
-	ResumeArgs     []string `yaml:"resume_args"`
+	Name       string   `yaml:"-"`
+	Source     string   `yaml:"-"` // "builtin" or the user file's path
+	Command    []string `yaml:"command"`
+	ResumeArgs []string `yaml:"resume_args"`
+	// HeadlessResume are the arguments, after command, that continue a
+	// conversation without a terminal, for the broker's last routing
+	// fallback (no tmux): {agent_session_id} and {prompt} are replaced.
+	HeadlessResume []string `yaml:"headless_resume"`
 	EnvPassthrough []string `yaml:"env_passthrough"`
 	// SubmitDelay separates pasted text from the Enter that submits it:
 	// agents read an Enter arriving with a paste as a newline.
@@ -106,7 +110,10 @@ func (p Profile) validate() error {
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
 	}
-	for _, a := range p.ResumeArgs {
+	if len(p.HeadlessResume) > 0 && (!containsPlaceholder(p.HeadlessResume) || !containsString(p.HeadlessResume, PromptPlaceholder)) {
+		return fmt.Errorf("headless_resume must contain %s and %s", AgentSessionPlaceholder, PromptPlaceholder)
+	}
+	for _, a := range append(append([]string{}, p.ResumeArgs...), p.HeadlessResume...) {
 		for _, g := range globalSelectors {
 			if a == g {
 				return fmt.Errorf("resume_args must not use the global selector %s: it may resume another document's conversation", a)
@@ -116,13 +123,32 @@ func (p Profile) validate() error {
 	return nil
 }
 
-func containsPlaceholder(args []string) bool {
+func containsPlaceholder(args []string) bool { return containsString(args, AgentSessionPlaceholder) }
+
+func containsString(args []string, s string) bool {
 	for _, a := range args {
-		if strings.Contains(a, AgentSessionPlaceholder) {
+		if strings.Contains(a, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// PromptPlaceholder is replaced in headless_resume by the prompt.
+const PromptPlaceholder = "{prompt}"
+
+// HeadlessArgv is the command line that continues conversation id with
+// prompt and no terminal, or false when the profile cannot.
+func (p Profile) HeadlessArgv(id, prompt string, env map[string]string) ([]string, bool) {
+	if len(p.HeadlessResume) == 0 || id == "" {
+		return nil, false
+	}
+	argv, _ := p.Argv(nil, "", env)
+	for _, a := range p.HeadlessResume {
+		a = strings.ReplaceAll(a, AgentSessionPlaceholder, id)
+		argv = append(argv, strings.ReplaceAll(a, PromptPlaceholder, prompt))
+	}
+	return argv, true
 }
 
 // Argv builds the command line: the profile's command expanded against the

@@ -60,14 +60,14 @@ func TestUnitProfileBuiltins(t *testing.T) {
 
 func TestUnitProfileNames(t *testing.T) {
 	configDir := t.TempDir()
-	if got, want := ProfileNames(configDir), []string{"claude", "codex", "gemini", "shell"}; !reflect.DeepEqual(got, want) {
+	if got, want := ProfileNames(configDir), []string{"claude", "codex", "demo", "gemini", "shell"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ProfileNames without user dir = %v, want %v", got, want)
 	}
 	unitWriteProfile(t, configDir, "aider", "command: [aider]\n")
 	unitWriteProfile(t, configDir, "claude", "env_passthrough: [X]\n")
 	unitWriteProfile(t, configDir, "Bad Name", "command: [x]\n")
 	unitWriteFile(t, filepath.Join(configDir, "profiles", "README.md"), "notes")
-	if got, want := ProfileNames(configDir), []string{"aider", "claude", "codex", "gemini", "shell"}; !reflect.DeepEqual(got, want) {
+	if got, want := ProfileNames(configDir), []string{"aider", "claude", "codex", "demo", "gemini", "shell"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ProfileNames = %v, want %v", got, want)
 	}
 }
@@ -158,7 +158,7 @@ func TestUnitProfileErrors(t *testing.T) {
 		path     bool // the error must name the user file
 	}{
 		{name: "unknown profile lists available", profile: "nosuch", files: map[string]string{"mine": "command: [m]\n"},
-			contains: []string{`unknown profile "nosuch"`, "available: claude, codex, gemini, mine, shell"}},
+			contains: []string{`unknown profile "nosuch"`, "available: claude, codex, demo, gemini, mine, shell"}},
 		{name: "typo key in user override", profile: "claude", files: map[string]string{"claude": "comand: [claude]\n"},
 			contains: []string{"comand"}, path: true},
 		{name: "typo key in user-only profile", profile: "mine", files: map[string]string{"mine": "command: [m]\nresume_arg: [x]\n"},

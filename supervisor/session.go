@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ type Session struct {
 	term     *terminal
 	log      *slog.Logger
 	tmuxPane string
+	tmuxSock string // the server part of $TMUX
 
 	publish func(event string, data map[string]any)
 	trig    *triggers
@@ -50,6 +52,8 @@ type Session struct {
 	in         inputRouter
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ms of the child's last output
+
+	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
@@ -77,6 +81,7 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		term:      newTerminal(in, out),
 		log:       log,
 		tmuxPane:  lookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:  tmuxSocket(lookupIn(opts.Environ)("TMUX")),
 		size:      size,
 		publish:   func(string, map[string]any) {},
 		ctrl:      make(chan control),
@@ -91,8 +96,16 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 			HookHold:    plan.Config.Activity.HookHold,
 		}),
 		lifecycle: LifecycleStarting,
-		trig:      newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
+		// --resume-id: the first spawn resumes it, like a restart would.
+		agentSessionID: opts.ResumeID,
+		trig:           newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
 	}
+}
+
+// tmuxSocket is the server socket in $TMUX ("socket,pid,session").
+func tmuxSocket(env string) string {
+	sock, _, _ := strings.Cut(env, ",")
+	return sock
 }
 
 // SetPublisher sets where lifecycle and resize events go (the socket).
@@ -147,6 +160,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		"profile", plan.Profile.Name, "pane", s.tmuxPane)
 	s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
 	s.log.Info("env_resolved", "names", EnvNames(plan.Env))
+	s.record()
 	if err := s.term.makeRaw(); err != nil {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}

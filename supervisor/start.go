@@ -53,6 +53,9 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	if _, _, err := plan.Argv(""); err != nil {
 		return 1, err
 	}
+	if o.ResumeID != "" && len(plan.Profile.ResumeArgs) == 0 {
+		return 1, fmt.Errorf("--resume-id %s: profile %s cannot resume a conversation (it has no resume_args)", o.ResumeID, plan.Profile.Name)
+	}
 
 	log, closeLog, err := openLog(StateDir(getenv), plan.SessionID)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"text/tabwriter"
 	"time"
@@ -264,9 +263,16 @@ func stopCommand() *cli.Command {
 
 func eventsCommand() *cli.Command {
 	return &cli.Command{
-		Name: "events", Usage: "follow a session's events, one JSON line each", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "event", Usage: "only these events (lifecycle, resize, client); repeatable"}},
+		Name: "events", Usage: "follow a session's events (or every session's with --all), one JSON line each", ArgsUsage: "TARGET",
+		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "event", Usage: "only these events (lifecycle, resize, client); repeatable"},
+			&cli.BoolFlag{Name: "all", Usage: "every session, new ones included, each line naming its session"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Bool("all") {
+				if cmd.Args().Len() > 0 || len(cmd.StringSlice("event")) > 0 {
+					return fmt.Errorf("events: --all takes no TARGET and no --event (filter the JSON lines instead)")
+				}
+				return followAll(ctx)
+			}
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
 			}
@@ -289,44 +295,6 @@ func eventsCommand() *cli.Command {
 					}
 				}
 			})
-		},
-	}
-}
-
-func lsCommand() *cli.Command {
-	return &cli.Command{
-		Name: "ls", Usage: "list every live session",
-		Flags: []cli.Flag{jsonFlag},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return fmt.Errorf("ls: unexpected argument %q", cmd.Args().First())
-			}
-			dir := runtimeDir()
-			res, err := broker.Discover(ctx, dir, dialTimeout)
-			if err != nil {
-				return err
-			}
-			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(os.Stderr, "sup: runtime dir %s does not exist: no supervisor listens there "+
-					"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
-			}
-			for _, e := range res.Errors {
-				fmt.Fprintf(os.Stderr, "sup: %s: %v\n", e.Socket, e.Err)
-			}
-			if cmd.Bool("json") {
-				states := make([]ipc.State, 0, len(res.Sessions))
-				for _, s := range res.Sessions {
-					states = append(states, s.State)
-				}
-				return printJSON(os.Stdout, states)
-			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tPROFILE\tLIFECYCLE\tPID\tPANE")
-			for _, s := range res.Sessions {
-				st := s.State
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.SessionID, st.Name, st.Profile, st.Lifecycle, st.PID, st.TmuxPane)
-			}
-			return tw.Flush()
 		},
 	}
 }

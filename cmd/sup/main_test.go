@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -36,6 +38,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			env.Setenv("SUP_RUNTIME_DIR", rt)
 			env.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			// sup demo's tmux server: private to the script, and killed
+			// after it whatever happened.
+			demo := fmt.Sprintf("sup-demo-test-%d-%s", os.Getpid(), filepath.Base(rt))
+			env.Setenv("SUP_DEMO_SOCKET", demo)
+			env.Defer(func() { _ = exec.Command("tmux", "-L", demo, "kill-server").Run() }) // Best effort: usually gone already.
 			return nil
 		},
 	})

@@ -31,18 +31,7 @@ func triggerCommand() *cli.Command {
 		Name:      "trigger",
 		Usage:     "deliver a prompt into the agent safely: deferred while you type, one paste, one submit, acknowledged (exit 2 timeout, 3 failed)",
 		ArgsUsage: "TARGET TEXT|-",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "id", Usage: "trigger id, the idempotency key (default: a new one)"},
-			&cli.StringFlag{Name: "thread", Usage: "thread id: rate limit and loop guard count per thread (default: default)"},
-			&cli.StringFlag{Name: "reason", Usage: "why, shown in the envelope and the audit"},
-			&cli.StringFlag{Name: "requester", Usage: "who asks, for the audit (default: cli:$USER)"},
-			&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
-			&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
-			&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
-			&cli.BoolFlag{Name: "no-envelope", Usage: "paste the bare prompt, without [BRIDGE_TRIGGER …] lines"},
-			&cli.BoolFlag{Name: "no-wait", Usage: "return at once (accepted or deferred); the outcome comes as a trigger event"},
-			jsonFlag,
-		},
+		Flags:     append(triggerFlags(), jsonFlag),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			p, err := triggerParams(cmd)
 			if err != nil {
@@ -74,6 +63,21 @@ func triggerCommand() *cli.Command {
 	}
 }
 
+// triggerFlags are the delivery options of sup trigger and sup route.
+func triggerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "id", Usage: "trigger id, the idempotency key (default: a new one)"},
+		&cli.StringFlag{Name: "thread", Usage: "thread id: rate limit and loop guard count per thread (default: default)"},
+		&cli.StringFlag{Name: "reason", Usage: "why, shown in the envelope and the audit"},
+		&cli.StringFlag{Name: "requester", Usage: "who asks, for the audit (default: cli:$USER)"},
+		&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
+		&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
+		&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
+		&cli.BoolFlag{Name: "no-envelope", Usage: "paste the bare prompt, without [BRIDGE_TRIGGER …] lines"},
+		&cli.BoolFlag{Name: "no-wait", Usage: "return at once (accepted or deferred); the outcome comes as a trigger event"},
+	}
+}
+
 // triggerParams checks the arguments before any session is looked up.
 func triggerParams(cmd *cli.Command) (ipc.TriggerParams, error) {
 	if err := targetArgs(cmd, 2); err != nil {
@@ -82,28 +86,33 @@ func triggerParams(cmd *cli.Command) (ipc.TriggerParams, error) {
 	if cmd.Args().Len() < 2 {
 		return ipc.TriggerParams{}, fmt.Errorf("trigger: missing TEXT (or - to read it from stdin)")
 	}
+	return buildTriggerParams(cmd, cmd.Args().Get(1))
+}
+
+// buildTriggerParams turns the trigger flags and TEXT (- for stdin) into
+// params.
+func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error) {
 	if _, err := trigger.ParseOverride(cmd.Bool("force"), cmd.String("override-reason")); err != nil {
-		return ipc.TriggerParams{}, fmt.Errorf("trigger: --force/--override-reason: %w", err)
+		return ipc.TriggerParams{}, fmt.Errorf("%s: --force/--override-reason: %w", cmd.Name, err)
 	}
 	if d := cmd.Duration("ack-timeout"); d < 0 || (d > 0 && d < time.Millisecond) {
-		return ipc.TriggerParams{}, fmt.Errorf("trigger: --ack-timeout %s: must be a positive duration such as 8s", d)
+		return ipc.TriggerParams{}, fmt.Errorf("%s: --ack-timeout %s: must be a positive duration such as 8s", cmd.Name, d)
 	}
-	text := cmd.Args().Get(1)
 	if text == "-" {
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
-			return ipc.TriggerParams{}, fmt.Errorf("trigger: read stdin: %w", err)
+			return ipc.TriggerParams{}, fmt.Errorf("%s: read stdin: %w", cmd.Name, err)
 		}
 		text = string(b)
 	}
 	if strings.TrimSpace(text) == "" {
-		return ipc.TriggerParams{}, fmt.Errorf("trigger: TEXT is empty; nothing to deliver")
+		return ipc.TriggerParams{}, fmt.Errorf("%s: TEXT is empty; nothing to deliver", cmd.Name)
 	}
 	id := cmd.String("id")
 	if id == "" {
 		id = fmt.Sprintf("cli-%d-%d", time.Now().UnixMilli(), os.Getpid())
 	} else if trigger.SanitizeID(id) != id {
-		return ipc.TriggerParams{}, fmt.Errorf("trigger: --id %q: use only letters, digits and . _ : -", id)
+		return ipc.TriggerParams{}, fmt.Errorf("%s: --id %q: use only letters, digits and . _ : -", cmd.Name, id)
 	}
 	requester := cmd.String("requester")
 	if requester == "" {

@@ -21,6 +21,17 @@ type Client struct {
 	TTY string
 	// PID is the tmux client process.
 	PID int
+
+	ptmx *os.File
+}
+
+// Type writes keys into the client's terminal, as a person typing would:
+// "\x02\t" is prefix (C-b) then Tab, which runs the client's key bindings.
+func (c *Client) Type(t testing.TB, keys string) {
+	t.Helper()
+	if _, err := c.ptmx.WriteString(keys); err != nil {
+		t.Fatalf("type into the tmux client: %v", err)
+	}
 }
 
 // AttachClient attaches a tmux client to session "main", sized
@@ -44,7 +55,7 @@ func (m *Tmux) AttachClient(t testing.TB) *Client {
 		_, _ = io.Copy(io.Discard, ptmx) // Ends with EIO when the client exits.
 		close(drained)
 	}()
-	c := &Client{PID: cmd.Process.Pid}
+	c := &Client{PID: cmd.Process.Pid, ptmx: ptmx}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

@@ -60,6 +60,7 @@ type State struct {
 	Since        time.Time // when Activity last changed
 	Stuck        bool
 	WaitingSince time.Time // when the session became stuck; zero while not stuck
+	SkipUntil    time.Time // the human skipped it: not eligible as queue head before this
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window
 }

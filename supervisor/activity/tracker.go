@@ -57,12 +57,19 @@ func (t *Tracker) Observe(s Signal) bool {
 		case s.Reason != cur.Reason || s.Summary != cur.Summary:
 			t.state.Reason, t.state.Summary = s.Reason, s.Summary
 			t.state.Source, t.state.Rule = s.Source, s.Rule
+			if s.Source >= SourceHook {
+				// The agent itself reports a new prompt: a new stuck
+				// event, which ends a skip's cooldown.
+				t.state.SkipUntil = time.Time{}
+			}
 			return true
 		default:
 			t.state.Source, t.state.Rule = s.Source, s.Rule
 			return false
 		}
 	}
+	// SkipUntil stays zero: a change of activity is progress or a new
+	// stuck event, and either ends a skip's cooldown.
 	next := State{
 		Activity:     s.Activity,
 		Reason:       s.Reason,
@@ -86,6 +93,18 @@ func (t *Tracker) Observe(s Signal) bool {
 	}
 	t.state = next
 	return true
+}
+
+// Skip moves a stuck session to the queue's tail (waiting_since = now) and
+// keeps it from being head until now+cooldown. It reports false, changing
+// nothing, when the session is not stuck.
+func (t *Tracker) Skip(now time.Time, cooldown time.Duration) (State, bool) {
+	if !t.state.Stuck {
+		return t.State(now), false
+	}
+	t.state.WaitingSince = now
+	t.state.SkipUntil = now.Add(cooldown)
+	return t.State(now), true
 }
 
 // Key records a keystroke from the pane.

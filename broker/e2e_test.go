@@ -1,0 +1,418 @@
+package broker_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// fleet is a private tmux server with an attached client (the human's
+// terminal) and supervisors of fake agents in its windows.
+type fleet struct {
+	t      *testing.T
+	tm     *testutil.Tmux
+	client *testutil.Client
+	bins   testutil.Bins
+	dir    string
+	env    map[string]string
+}
+
+func newFleet(t *testing.T, configYAML string) *fleet {
+	t.Helper()
+	bins := testutil.Build(t)
+	dir := t.TempDir()
+	f := &fleet{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: testutil.SupEnv(t, bins, dir)}
+	if configYAML != "" {
+		f.write("config/sup/config.yaml", configYAML)
+	}
+	f.client = f.tm.AttachClient(t)
+	return f
+}
+
+func (f *fleet) write(rel, content string) string {
+	f.t.Helper()
+	p := filepath.Join(f.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+// start supervises a fake agent for document NAME.md in a new window and
+// returns its pane.
+func (f *fleet) start(name string) string {
+	f.t.Helper()
+	doc := f.write(name+".md", "# "+name+"\n")
+	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", doc, "--", "fakeagent", "-echo")
+	f.tm.WaitFor(f.t, pane, "fakeagent ready", 10*time.Second)
+	return pane
+}
+
+func (f *fleet) sessions() []broker.Session {
+	f.t.Helper()
+	res, err := broker.Discover(context.Background(), f.env["SUP_RUNTIME_DIR"], 5*time.Second)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res.Sessions
+}
+
+func (f *fleet) session(name string) broker.Session {
+	f.t.Helper()
+	for _, s := range f.sessions() {
+		if s.State.Name == name {
+			return s
+		}
+	}
+	f.t.Fatalf("no session %s", name)
+	return broker.Session{}
+}
+
+// hook tells NAME's supervisor an agent hook fired, as `sup hook` does.
+func (f *fleet) hook(name, event string) {
+	f.t.Helper()
+	c, err := ipc.Dial(f.session(name).Socket, 5*time.Second)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p := ipc.HookParams{Agent: "claude", Event: event, SessionID: "conv-" + name, Message: name + " is done"}
+	if event == "PermissionRequest" {
+		p.ToolName, p.Command = "Bash", "touch "+name
+	}
+	if err := c.Call(ctx, ipc.MethodHook, p, nil); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// stuck makes NAME wait on the human and makes sure the next one to get
+// stuck has a later waiting_since.
+func (f *fleet) stuck(name string) {
+	f.hook(name, "Stop")
+	time.Sleep(5 * time.Millisecond)
+}
+
+// sup runs a broker verb as the human would from inside the tmux server
+// ($TMUX set), naming the attached client.
+func (f *fleet) sup(args ...string) (string, error) {
+	f.t.Helper()
+	env := os.Environ()
+	for k, v := range f.env {
+		env = append(env, k+"="+v)
+	}
+	env = append(env, fmt.Sprintf("TMUX=%s,%d,0", f.tm.SocketPath, f.tm.ServerPID))
+	return f.supEnv(env, args...)
+}
+
+func (f *fleet) supEnv(env []string, args ...string) (string, error) {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, f.bins.Sup, args...)
+	cmd.Env, cmd.Dir = env, f.dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("sup %s: %w: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+func (f *fleet) mustSup(args ...string) string {
+	f.t.Helper()
+	out, err := f.sup(args...)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return out
+}
+
+// wantClientOn fails the test unless the human's client shows pane.
+func (f *fleet) wantClientOn(pane, when string) {
+	f.t.Helper()
+	if got := f.clientPane(); got != pane {
+		f.t.Fatalf("%s: the client is on %s, want %s", when, got, pane)
+	}
+}
+
+// clientPane is the pane the human's client shows.
+func (f *fleet) clientPane() string {
+	f.t.Helper()
+	// list-clients, not display-message -c: the latter evaluates the
+	// format for tmux's "current" pane, whichever client that is.
+	out, err := f.tm.Run("list-clients", "-F", "#{client_tty} #{pane_id}")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if tty, pane, ok := strings.Cut(line, " "); ok && tty == f.client.TTY {
+			return pane
+		}
+	}
+	f.t.Fatalf("client %s is not attached: %q", f.client.TTY, out)
+	return ""
+}
+
+func (f *fleet) next() string {
+	f.t.Helper()
+	return f.mustSup("next", "--client", f.client.TTY)
+}
+
+func (f *fleet) queueNames() []string {
+	f.t.Helper()
+	var items []struct {
+		Name    string `json:"name"`
+		Cooling bool   `json:"cooling"`
+	}
+	if err := json.Unmarshal([]byte(f.mustSup("queue", "--json")), &items); err != nil {
+		f.t.Fatal(err)
+	}
+	var names []string
+	for _, it := range items {
+		n := it.Name
+		if it.Cooling {
+			n += "*"
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
+func wantNames(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("queue %v, want %v", got, want)
+	}
+}
+
+// AS-2: A stops, then B stops → head is A → after A progresses, next lands
+// on B. next prints what it did and moves only the named client.
+func TestE2EFIFONext(t *testing.T) {
+	f := newFleet(t, "")
+	pa, pb := f.start("alpha"), f.start("beta")
+	f.stuck("alpha")
+	f.stuck("beta")
+	wantNames(t, f.queueNames(), "alpha", "beta")
+	out := f.next()
+	if got := f.clientPane(); got != pa || !strings.Contains(out, pa) || !strings.Contains(out, "alpha") {
+		t.Fatalf("next printed %q and left the client on %s, want alpha's %s", out, got, pa)
+	}
+	f.hook("alpha", "UserPromptSubmit")
+	wantNames(t, f.queueNames(), "beta")
+	f.next()
+	f.wantClientOn(pb, "next after alpha progressed")
+	// An empty queue moves nothing.
+	f.hook("beta", "UserPromptSubmit")
+	if out := f.next(); !strings.Contains(out, "nothing waits on you") || f.clientPane() != pb {
+		t.Fatalf("next on an empty queue printed %q, client on %s", out, f.clientPane())
+	}
+}
+
+// next outside tmux prints the head's pane and fails.
+func TestE2ENextWithoutTmux(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.start("alpha")
+	f.stuck("alpha")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + f.dir}
+	for k, v := range f.env {
+		env = append(env, k+"="+v)
+	}
+	out, err := f.supEnv(env, "next")
+	if err == nil || strings.TrimSpace(out) != pa || !strings.Contains(err.Error(), "not inside tmux") {
+		t.Fatalf("next without tmux: out %q err %v; want the pane %s and a failure", out, err, pa)
+	}
+}
+
+// AS-5: queue [A, B]: skip A → client on B, A at the tail cooling; B
+// progresses → the queue presents as empty while A cools; after the
+// cooldown A is head again.
+func TestE2ESkipCooldown(t *testing.T) {
+	f := newFleet(t, "queue: {skip_cooldown: 8s}\n")
+	pa, pb := f.start("alpha"), f.start("beta")
+	f.stuck("alpha")
+	f.stuck("beta")
+	f.mustSup("skip", "--client", f.client.TTY)
+	f.wantClientOn(pb, "after skipping alpha")
+	wantNames(t, f.queueNames(), "beta", "alpha*")
+	f.hook("beta", "UserPromptSubmit")
+	wantNames(t, f.queueNames(), "alpha*")
+	if out := f.next(); !strings.Contains(out, "1 skipped") || f.clientPane() != pb {
+		t.Fatalf("next while alpha cools: %q, client on %s (want it left on beta)", out, f.clientPane())
+	}
+	if out := f.mustSup("status-line"); strings.TrimSpace(out) != "" {
+		t.Fatalf("status-line while only a skipped session waits: %q, want empty", out)
+	}
+	testutil.WaitUntil(t, 20*time.Second, "alpha's cooldown to end", func() bool {
+		return strings.Join(f.queueNames(), " ") == "alpha"
+	})
+	if out := f.mustSup("status-line"); strings.TrimSpace(out) != "⚠ 1 stuck · next: alpha" {
+		t.Fatalf("status-line %q", out)
+	}
+	f.next()
+	f.wantClientOn(pa, "next after the cooldown")
+}
+
+// AS-6: while the human types in a pane that is not the head, sessions
+// getting stuck and resolving never move the client.
+func TestE2ENoFocusStealing(t *testing.T) {
+	f := newFleet(t, "")
+	f.start("alpha")
+	pb := f.start("beta")
+	f.tm.Run("select-window", "-t", pb)
+	testutil.WaitUntil(t, 5*time.Second, "the client to show beta", func() bool { return f.clientPane() == pb })
+	f.stuck("alpha")
+	f.tm.SendLiteral(pb, "typing away")
+	f.hook("alpha", "UserPromptSubmit")
+	f.stuck("alpha")
+	f.mustSup("queue")
+	f.mustSup("ls")
+	f.mustSup("status-line")
+	f.tm.SendKeys(pb, "Enter")
+	f.tm.WaitFor(t, pb, "got: typing away", 5*time.Second)
+	f.wantClientOn(pb, "while the human typed")
+}
+
+// AS-4 and AS-7: a supervisor killed while stuck leaves the queue and its
+// socket is cleaned; a new session in the same pane is the one navigation
+// targets.
+func TestE2EKilledAndReusedPane(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.start("alpha")
+	f.stuck("alpha")
+	old := f.session("alpha")
+	if err := syscall.Kill(old.State.SupPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Until the kernel has closed a dying process's files its socket may
+	// still accept; the broker reports that as an unanswered socket, and
+	// a later call finds it refused and cleans it.
+	testutil.WaitUntil(t, 10*time.Second, "the killed supervisor to leave the queue and its socket to be cleaned", func() bool {
+		_, err := os.Stat(old.Socket)
+		return len(f.queueNames()) == 0 && os.IsNotExist(err)
+	})
+	// The same pane, a new supervisor for another document.
+	doc := f.write("gamma.md", "# gamma\n")
+	if _, err := f.tm.Run("respawn-pane", "-k", "-t", pa, testutil.ShellCommand(f.env, f.bins.Sup, "start", doc, "--", "fakeagent", "-echo")); err != nil {
+		t.Fatal(err)
+	}
+	f.tm.WaitForScreen(t, pa, "fakeagent ready", 10*time.Second)
+	f.stuck("gamma")
+	wantNames(t, f.queueNames(), "gamma")
+	f.next()
+	f.wantClientOn(pa, "next to the reused pane")
+}
+
+// sup pick in a real pty (a tmux pane): the queue with a live preview of
+// the selected session's screen; s skips, Enter jumps, q quits.
+func TestE2EPick(t *testing.T) {
+	f := newFleet(t, "")
+	f.start("alpha")
+	pb := f.start("beta")
+	f.stuck("alpha")
+	f.stuck("beta")
+	p := f.pick("> alpha")
+	// The preview is alpha's screen, from its supervisor's screen model.
+	f.tm.WaitForScreen(t, p, "fakeagent ready", 10*time.Second)
+	f.tm.SendKeys(p, "s")
+	f.tm.WaitForScreen(t, p, "skipped alpha", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "> beta", 10*time.Second)
+	f.tm.SendKeys(p, "q")
+	testutil.WaitUntil(t, 10*time.Second, "pick to quit on q", func() bool { return f.tm.PaneDead(p) })
+	wantNames(t, f.queueNames(), "beta", "alpha*")
+
+	p = f.pick("> beta")
+	f.tm.SendKeys(p, "Enter")
+	testutil.WaitUntil(t, 10*time.Second, "the client to land on beta", func() bool { return f.clientPane() == pb })
+}
+
+// pick runs sup pick in a new window and waits for want on its screen.
+func (f *fleet) pick(want string) string {
+	f.t.Helper()
+	p := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "pick", "--client", f.client.TTY)
+	f.tm.WaitForScreen(f.t, p, want, 10*time.Second)
+	return p
+}
+
+// The key bindings of sup tmux-keys, pressed on the human's client:
+// prefix+Tab jumps to the head, prefix+S skips it and jumps to the next.
+func TestE2EKeyBindings(t *testing.T) {
+	f := newFleet(t, "")
+	pa, pb := f.start("alpha"), f.start("beta")
+	keys := f.write("keys.conf", f.mustSup("tmux-keys"))
+	// The bindings run sup through run-shell, in the server's environment.
+	for k, v := range f.env {
+		if _, err := f.tm.Run("set-environment", "-g", k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.tm.Run("source-file", keys); err != nil {
+		t.Fatal(err)
+	}
+	f.stuck("alpha")
+	f.stuck("beta")
+	f.client.Type(t, "\x02\t")
+	testutil.WaitUntil(t, 10*time.Second, "prefix+Tab to land on alpha", func() bool { return f.clientPane() == pa })
+	f.client.Type(t, "\x02S")
+	testutil.WaitUntil(t, 10*time.Second, "prefix+S to land on beta", func() bool { return f.clientPane() == pb })
+	wantNames(t, f.queueNames(), "beta", "alpha*")
+}
+
+// FollowAll merges every supervisor's events and picks up a supervisor
+// that starts after it.
+func TestE2EFollowAll(t *testing.T) {
+	f := newFleet(t, "")
+	f.start("alpha")
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan broker.SessionEvent, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- broker.FollowAll(ctx, f.env["SUP_RUNTIME_DIR"], 100*time.Millisecond, func(ev broker.SessionEvent) { events <- ev })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	f.start("beta")
+	// Both stuck, again and again until both streams have shown it: the
+	// beta stream may start after beta's first activity event.
+	seen := map[string]bool{}
+	deadline := time.After(20 * time.Second)
+	for !seen["alpha"] || !seen["beta"] {
+		f.hook("alpha", "UserPromptSubmit")
+		f.hook("beta", "UserPromptSubmit")
+		f.stuck("alpha")
+		f.stuck("beta")
+	drain:
+		for {
+			select {
+			case ev := <-events:
+				if ev.Event == "activity" && ev.Data["activity"] == "ready" {
+					seen[ev.Name] = true
+				}
+			case <-deadline:
+				t.Fatalf("activity events seen from %v, want alpha and beta", seen)
+			case <-time.After(300 * time.Millisecond):
+				break drain
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package broker
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// SessionEvent is one event of one supervisor, as FollowAll merges them.
+type SessionEvent struct {
+	Session string         `json:"session"`
+	Name    string         `json:"name"`
+	Event   string         `json:"event"`
+	Seq     uint64         `json:"seq"`
+	At      int64          `json:"at"`
+	Data    map[string]any `json:"data"`
+}
+
+// FollowAll subscribes to every supervisor in dir and calls emit (never
+// concurrently) with each event until ctx ends. It rescans dir every
+// rescan interval for supervisors that appeared: a ReadDir of a small
+// tmpfs directory is cheap, needs no inotify (absent on some systems and
+// container setups) and also notices a supervisor that restarted under the
+// same socket name. A stream that ends (its supervisor exited) is dropped;
+// a socket still there is followed again at the next scan. The first
+// events of a supervisor that appeared between two scans may be missed;
+// its state is current at subscription.
+func FollowAll(ctx context.Context, dir string, rescan time.Duration, emit func(SessionEvent)) error {
+	var (
+		mu        sync.Mutex
+		following = map[string]bool{}
+		wg        sync.WaitGroup
+	)
+	defer wg.Wait()
+	out := func(ev SessionEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() == nil {
+			emit(ev)
+		}
+	}
+	t := time.NewTicker(rescan)
+	defer t.Stop()
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			mu.Lock()
+			seen := following[path]
+			if strings.HasSuffix(e.Name(), ".sock") && !seen {
+				following[path] = true
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					follow(ctx, path, out)
+					mu.Lock()
+					delete(following, path)
+					mu.Unlock()
+				}()
+			}
+			mu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// follow streams one supervisor's events until it ends or ctx does.
+func follow(ctx context.Context, path string, out func(SessionEvent)) {
+	c, err := ipc.Dial(path, time.Second)
+	if err != nil {
+		return // stale or gone: Discover's business
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	callCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	var st ipc.State
+	err = c.Call(callCtx, ipc.MethodState, nil, &st)
+	var sub *ipc.Subscription
+	if err == nil {
+		sub, err = c.Subscribe(callCtx, nil)
+	}
+	cancel()
+	if err != nil {
+		return
+	}
+	for {
+		ev, err := sub.Next()
+		if err != nil {
+			return
+		}
+		out(SessionEvent{Session: st.SessionID, Name: st.Name, Event: ev.Event, Seq: ev.Seq, At: ev.At, Data: ev.Data})
+	}
+}

@@ -1,0 +1,70 @@
+package broker
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// TestWriteMetrics checks the exposition line by line against the text
+// format's grammar, the escaping of label values, and the values.
+func TestWriteMetrics(t *testing.T) {
+	now := time.UnixMilli(100_000)
+	sessions := []Session{
+		{State: ipc.State{SessionID: "a1", Name: `we"ird\name` + "\nx", Workspace: "ws", Role: "rev", Profile: "claude",
+			Lifecycle: "running", Activity: "needs_confirmation", WaitingSince: 40_000, RestartCount: 2,
+			Triggers: map[string]int{"delivered": 3, "deferred": 1}}},
+		{State: ipc.State{SessionID: "b2", Name: "b", Profile: "codex", Lifecycle: "halted", Activity: "error",
+			WaitingSince: 90_000, SkipUntil: 200_000}},
+	}
+	var buf bytes.Buffer
+	if err := WriteMetrics(&buf, sessions, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	sample := regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? -?[0-9.e+]+$`)
+	typed := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# TYPE "):
+			f := strings.Fields(line)
+			if len(f) != 4 || (f[3] != "gauge" && f[3] != "counter") || typed[f[2]] {
+				t.Fatalf("bad or repeated TYPE line %q", line)
+			}
+			typed[f[2]] = true
+		case strings.HasPrefix(line, "# HELP "):
+		default:
+			if !sample.MatchString(line) {
+				t.Fatalf("not a valid sample line: %q", line)
+			}
+			name, _, _ := strings.Cut(line, "{")
+			name, _, _ = strings.Cut(name, " ")
+			if !typed[name] {
+				t.Fatalf("sample %q before its TYPE line", line)
+			}
+		}
+	}
+	lbl := `session="a1",name="we\"ird\\name\nx",workspace="ws",role="rev",profile="claude"`
+	for _, want := range []string{
+		"sup_sessions 2\n",
+		"sup_discovery_unanswered 1\n",
+		"sup_queue_length 1\n",
+		"sup_queue_cooling 1\n",
+		"sup_session_lifecycle{" + lbl + `,lifecycle="running"} 1` + "\n",
+		"sup_session_lifecycle{" + lbl + `,lifecycle="halted"} 0` + "\n",
+		"sup_session_activity{" + lbl + `,activity="needs_confirmation"} 1` + "\n",
+		"sup_session_waiting_seconds{" + lbl + "} 60\n",
+		"sup_session_restarts_total{" + lbl + "} 2\n",
+		"sup_session_triggers_total{" + lbl + `,outcome="deferred"} 1` + "\n",
+		"sup_session_triggers_total{" + lbl + `,outcome="delivered"} 3` + "\n",
+		`sup_session_skip_cooling{session="b2",name="b",workspace="",role="",profile="codex"} 1` + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}

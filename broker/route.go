@@ -1,0 +1,394 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor"
+)
+
+// RouteQuery names the session a trigger is for; empty fields match
+// anything, and at least one must be given.
+type RouteQuery struct {
+	Workspace, Role, Name string
+}
+
+func (q RouteQuery) match(workspace, role, name string) bool {
+	return (q.Workspace == "" || q.Workspace == workspace) && (q.Role == "" || q.Role == role) && (q.Name == "" || q.Name == name)
+}
+
+func (q RouteQuery) String() string {
+	var p []string
+	for _, kv := range [][2]string{{"workspace", q.Workspace}, {"role", q.Role}, {"name", q.Name}} {
+		if kv[1] != "" {
+			p = append(p, kv[0]+"="+kv[1])
+		}
+	}
+	return strings.Join(p, " ")
+}
+
+// How a route reached its session.
+const (
+	RouteLive     = "live"     // a supervisor was running
+	RouteResume   = "resume"   // started in tmux, resuming the last conversation
+	RouteFresh    = "fresh"    // started in tmux, a new conversation
+	RouteHeadless = "headless" // no tmux: the profile's headless resume, detached
+)
+
+// Router is `sup route`: it finds the session a query names and sends it a
+// trigger, bringing the session back when no supervisor runs for it.
+type Router struct {
+	RuntimeDir string
+	StateDir   string // sessions.json, audit.jsonl, headless logs
+	ConfigDir  string // profiles
+	Sup        string // this binary's absolute path, run in new windows
+	TmuxSocket string // the tmux server to open windows in ("": tmux's default)
+	Document   string // --doc: what to start when nothing is known
+	Env        []string
+	// StartTimeout bounds the wait for a new supervisor to answer.
+	StartTimeout time.Duration
+	// TriggerWait bounds the trigger call: long, since a trigger with
+	// wait blocks until its final outcome.
+	TriggerWait time.Duration
+}
+
+// RouteResult is what happened, step by step in the audit.
+type RouteResult struct {
+	Route     string             `json:"route"` // live, resume, fresh, headless
+	Session   string             `json:"session,omitempty"`
+	Name      string             `json:"name,omitempty"`
+	Document  string             `json:"document,omitempty"`
+	Pane      string             `json:"pane,omitempty"`
+	PID       int                `json:"pid,omitempty"` // the headless process
+	Log       string             `json:"log,omitempty"` // the headless process's output
+	Trigger   *ipc.TriggerResult `json:"trigger,omitempty"`
+	ErrorCode string             `json:"error_code,omitempty"`
+	Message   string             `json:"message,omitempty"`
+}
+
+// routeAudit is one broker line of audit.jsonl.
+type routeAudit struct {
+	Time      int64  `json:"time"`
+	Source    string `json:"source"` // always "broker"
+	Step      string `json:"step"`   // match, spawn, started, trigger, headless, failed
+	Query     string `json:"query"`
+	TriggerID string `json:"trigger_id"`
+	Route     string `json:"route,omitempty"`
+	Session   string `json:"session,omitempty"`
+	Document  string `json:"document,omitempty"`
+	Pane      string `json:"pane,omitempty"`
+	PID       int    `json:"pid,omitempty"`
+	Result    string `json:"result,omitempty"`
+	ErrorCode string `json:"error_code,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// audit appends a step; a failing audit is reported in the result's
+// message, never hides the route's own outcome.
+func (r *Router) audit(res *RouteResult, a routeAudit) {
+	a.Time, a.Source = time.Now().UnixMilli(), "broker"
+	if err := supervisor.AppendAudit(r.StateDir, a); err != nil {
+		res.Message = strings.TrimSpace(res.Message + " [audit failed: " + err.Error() + "]")
+	}
+}
+
+// fail records a failed route with one of seed 000's codes.
+func (r *Router) fail(res RouteResult, q RouteQuery, p ipc.TriggerParams, code, format string, args ...any) (RouteResult, error) {
+	res.ErrorCode, res.Message = code, fmt.Sprintf(format, args...)
+	r.audit(&res, routeAudit{Step: "failed", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session,
+		Document: res.Document, Pane: res.Pane, ErrorCode: code, Message: res.Message})
+	return res, ipc.Errorf(code, "route %s: %s", q, res.Message)
+}
+
+// Route delivers p to the session q names. Without a live match it walks
+// the fallback chain: resume the last known conversation for q in a new
+// tmux window of agents_<workspace>, else start q's document fresh there,
+// else (tmux unavailable) run the profile's headless resume detached.
+func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+	var res RouteResult
+	if q == (RouteQuery{}) {
+		return res, errors.New("route: name the session with --workspace, --role and/or --name")
+	}
+	d, err := Discover(ctx, r.RuntimeDir, time.Second)
+	if err != nil {
+		return res, err
+	}
+	var live []Session
+	for _, s := range d.Sessions {
+		if q.match(s.State.Workspace, s.State.Role, s.State.Name) {
+			live = append(live, s)
+		}
+	}
+	if len(live) > 1 {
+		return r.fail(res, q, p, ipc.CodeBadRequest, "%d live sessions match; narrow it with --name or --role:%s", len(live), listing(live))
+	}
+	if len(live) == 1 {
+		s := live[0]
+		res = RouteResult{Route: RouteLive, Session: s.State.SessionID, Name: s.State.Name, Document: s.State.Document, Pane: s.State.TmuxPane}
+		r.audit(&res, routeAudit{Step: "match", Query: q.String(), TriggerID: p.TriggerID, Route: RouteLive, Session: res.Session, Document: res.Document})
+		return r.deliver(ctx, res, s, q, p)
+	}
+
+	known, ok, err := r.lastKnown(q)
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case ok && r.Document != "" && known.Document != r.Document:
+		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+	case !ok && r.Document == "":
+		return r.fail(res, q, p, ipc.CodeTargetNotFound,
+			"no live session matches and %s records none; give --doc DOC to start one", supervisor.RegistryFile)
+	case !ok:
+		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+	}
+	res.Document, res.Route = known.Document, RouteFresh
+	if known.AgentSessionID != "" {
+		res.Route = RouteResume
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return r.headless(ctx, res, known, q, p)
+	}
+	return r.spawn(ctx, res, known, q, p)
+}
+
+// lastKnown is the newest sessions.json entry matching q.
+func (r *Router) lastKnown(q RouteQuery) (supervisor.RegistryEntry, bool, error) {
+	reg, err := supervisor.ReadRegistry(r.StateDir)
+	if err != nil {
+		return supervisor.RegistryEntry{}, false, err
+	}
+	var best supervisor.RegistryEntry
+	found := false
+	for _, e := range reg.Sessions {
+		if q.match(e.Workspace, e.Role, e.Name) && (!found || e.UpdatedAt > best.UpdatedAt) {
+			best, found = e, true
+		}
+	}
+	return best, found, nil
+}
+
+var slugBad = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// TmuxSessionName is the tmux session of a workspace (seed 000:
+// agents_<workspace_slug>).
+func TmuxSessionName(workspace string) string {
+	slug := strings.Trim(slugBad.ReplaceAllString(strings.ToLower(workspace), "_"), "_")
+	if slug == "" {
+		slug = "default"
+	}
+	return "agents_" + slug
+}
+
+// passEnv are the caller's variables a new window gets: the tmux server's
+// own environment may be older or another user's setup, and the new
+// supervisor must land where this broker looks.
+var passEnv = []string{"SUP_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PATH", "HOME"}
+
+// spawn starts a supervisor for e in a new window of its workspace's tmux
+// session (created if absent), waits for it to answer and delivers p.
+func (r *Router) spawn(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+	code := ipc.CodeSpawnFailed
+	if res.Route == RouteResume {
+		code = ipc.CodeResumeFailed
+	}
+	workspace := firstNonEmpty(q.Workspace, e.Workspace)
+	role := firstNonEmpty(q.Role, e.Role, "agent")
+	session := TmuxSessionName(workspace)
+	argv := []string{r.Sup, "start"}
+	if res.Route == RouteResume {
+		argv = append(argv, "--resume-id", e.AgentSessionID)
+	}
+	if q.Workspace != "" {
+		argv = append(argv, "--workspace", q.Workspace)
+	}
+	if q.Role != "" {
+		argv = append(argv, "--role", q.Role)
+	}
+	if q.Name != "" {
+		argv = append(argv, "--name", q.Name)
+	}
+	argv = append(argv, e.Document)
+	var words []string
+	for _, a := range argv {
+		words = append(words, shellQuote(a))
+	}
+	// A window by default; the session's first window when the session
+	// is new. -d: never switch anyone's client (no focus stealing).
+	args := []string{"new-window", "-d", "-t", session + ":", "-n", role}
+	if _, err := TmuxCmd(ctx, r.TmuxSocket, "has-session", "-t", "="+session); err != nil {
+		args = []string{"new-session", "-d", "-s", session, "-n", role}
+	}
+	args = append(args, "-P", "-F", "#{pane_id}")
+	if e.CWD != "" {
+		args = append(args, "-c", e.CWD)
+	}
+	for _, k := range passEnv {
+		if v, ok := lookupEnv(r.Env, k); ok {
+			args = append(args, "-e", k+"="+v)
+		}
+	}
+	args = append(args, "exec "+strings.Join(words, " "))
+	pane, err := TmuxCmd(ctx, r.TmuxSocket, args...)
+	if err != nil {
+		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
+			return r.headless(ctx, res, e, q, p) // tmux is installed but cannot run a server
+		}
+		return r.fail(res, q, p, code, "open a tmux window in %s: %v", session, err)
+	}
+	res.Pane = pane
+	r.audit(&res, routeAudit{Step: "spawn", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Document: e.Document, Pane: pane,
+		Message: "tmux " + session + ": " + strings.Join(argv, " ")})
+	s, err := r.waitStarted(ctx, pane, e.Document)
+	if err != nil {
+		return r.fail(res, q, p, code, "%v (see the window %s in tmux session %s)", err, pane, session)
+	}
+	res.Session, res.Name = s.State.SessionID, s.State.Name
+	r.audit(&res, routeAudit{Step: "started", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session, Document: e.Document, Pane: pane})
+	return r.deliver(ctx, res, s, q, p)
+}
+
+// tmuxServerUsable reports whether a tmux server answers or can be
+// started at socket.
+func tmuxServerUsable(ctx context.Context, socket string) bool {
+	_, err := TmuxCmd(ctx, socket, "start-server")
+	return err == nil
+}
+
+// waitStarted waits for the supervisor in pane to answer and for its
+// agent to be ready for input (activity ready), so the trigger's paste
+// does not land in a half-started program. An agent that never says ready
+// within the timeout gets the trigger anyway: the trigger's own gates and
+// acks then decide (specs/broker.md).
+func (r *Router) waitStarted(ctx context.Context, pane, document string) (Session, error) {
+	deadline := time.Now().Add(r.StartTimeout)
+	var seen *Session
+	for {
+		d, err := Discover(ctx, r.RuntimeDir, time.Second)
+		if err != nil {
+			return Session{}, err
+		}
+		for _, s := range d.Sessions {
+			if s.State.TmuxPane != pane || s.State.Document != document {
+				continue
+			}
+			switch s.State.Lifecycle {
+			case "halted", "stopped", "exited":
+				return Session{}, fmt.Errorf("its agent did not start: lifecycle %s", s.State.Lifecycle)
+			}
+			if s.State.Lifecycle == "running" && s.State.Activity == "ready" {
+				return s, nil
+			}
+			seen = &s
+		}
+		if time.Now().After(deadline) {
+			if seen != nil && seen.State.Lifecycle == "running" {
+				return *seen, nil
+			}
+			return Session{}, fmt.Errorf("no supervisor answered from pane %s within %s", pane, r.StartTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return Session{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// deliver sends the trigger to s.
+func (r *Router) deliver(ctx context.Context, res RouteResult, s Session, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+	c, err := ipc.Dial(s.Socket, 2*time.Second)
+	if err != nil {
+		return r.fail(res, q, p, ipc.CodeTargetNotFound, "connect to %s: %v", s.State.Name, err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, r.TriggerWait)
+	defer cancel()
+	var tr ipc.TriggerResult
+	if err := c.Call(ctx, ipc.MethodTrigger, p, &tr); err != nil {
+		code := ipc.CodeInternal
+		var pe *ipc.Error
+		if errors.As(err, &pe) {
+			code = pe.Code
+		}
+		return r.fail(res, q, p, code, "trigger %s: %v", s.State.Name, err)
+	}
+	res.Trigger = &tr
+	r.audit(&res, routeAudit{Step: "trigger", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session,
+		Document: res.Document, Result: tr.Result, ErrorCode: tr.ErrorCode, Message: tr.Message})
+	return res, nil
+}
+
+// headless runs the profile's headless resume detached, when tmux cannot
+// host a supervisor. It needs a known conversation: a fresh headless run
+// would answer into nowhere.
+func (r *Router) headless(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+	res.Route = RouteHeadless
+	if e.AgentSessionID == "" {
+		return r.fail(res, q, p, ipc.CodeSpawnFailed, "tmux is not available and no conversation is known to resume headless for %s", e.Document)
+	}
+	prof, err := supervisor.LoadProfile(r.ConfigDir, firstNonEmpty(e.Profile, "claude"))
+	if err != nil {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available; profile: %v", err)
+	}
+	env := map[string]string{}
+	for _, kv := range r.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	argv, ok := prof.HeadlessArgv(e.AgentSessionID, p.Prompt, env)
+	if !ok {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available and profile %s has no headless_resume", prof.Name)
+	}
+	if err := os.MkdirAll(r.StateDir, 0o700); err != nil {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "%v", err)
+	}
+	logPath := filepath.Join(r.StateDir, fmt.Sprintf("headless-%d.log", time.Now().UnixMilli()))
+	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "headless log: %v", err)
+	}
+	defer out.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = e.CWD, r.Env, out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // detached: outlives this broker and its terminal
+	if err := cmd.Start(); err != nil {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available; headless resume %s: %v", argv[0], err)
+	}
+	res.PID, res.Log = cmd.Process.Pid, logPath
+	_ = cmd.Process.Release() // Best effort: detached on purpose; init reaps it.
+	res.Message = fmt.Sprintf("tmux is not available: ran %s's headless resume of %s detached (pid %d, output in %s)", prof.Name, e.AgentSessionID, res.PID, logPath)
+	r.audit(&res, routeAudit{Step: "headless", Query: q.String(), TriggerID: p.TriggerID, Route: RouteHeadless, Document: e.Document,
+		PID: res.PID, Message: res.Message})
+	return res, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

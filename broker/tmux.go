@@ -1,0 +1,104 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ErrNoTmux is wrapped by navigation errors when the caller is not inside
+// tmux ($TMUX unset) or its server has no attached client to move.
+var ErrNoTmux = errors.New("no tmux client to move")
+
+// tmuxTimeout bounds every tmux command the broker runs.
+const tmuxTimeout = 5 * time.Second
+
+// CallerTmux is the tmux server socket in the caller's $TMUX
+// ("socket,pid,session"), "" outside tmux.
+func CallerTmux(getenv func(string) string) string {
+	sock, _, _ := strings.Cut(getenv("TMUX"), ",")
+	return sock
+}
+
+// TmuxCmd runs tmux against the server at socket ("" is the default server)
+// and returns its output without the final newline; an error carries tmux's
+// stderr.
+func TmuxCmd(ctx context.Context, socket string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, tmuxTimeout)
+	defer cancel()
+	if socket != "" {
+		args = append([]string{"-S", socket}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "tmux", args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+// Jumped says what Jump did.
+type Jumped struct {
+	Client  string // the client moved ("" : tmux's current client)
+	Session string // tmux session name
+	Window  string // window id (@3)
+	Pane    string // pane id (%7)
+}
+
+func (j Jumped) String() string {
+	return fmt.Sprintf("switched %s to %s:%s.%s", orDefault(j.Client, "the current client"), j.Session, j.Window, j.Pane)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Jump moves a tmux client to s's pane: switch-client to the pane's
+// session, select-window, select-pane by pane id. socket is the caller's
+// tmux server (CallerTmux); client names the client to move ("" lets tmux
+// pick the caller's). It is the only function in sup that moves a client,
+// and only the human's next, skip and pick call it: nothing else ever
+// steals focus.
+func Jump(ctx context.Context, socket, client string, s Session) (Jumped, error) {
+	st := s.State
+	if socket == "" {
+		return Jumped{}, fmt.Errorf("%w: not inside tmux ($TMUX is unset); %s is in pane %s", ErrNoTmux, st.Name, orDefault(st.TmuxPane, "(none)"))
+	}
+	if st.TmuxPane == "" {
+		return Jumped{}, fmt.Errorf("%s does not run in a tmux pane (its supervisor had no $TMUX_PANE)", st.Name)
+	}
+	if st.TmuxSocket != "" && st.TmuxSocket != socket {
+		return Jumped{}, fmt.Errorf("%s runs in pane %s of another tmux server (%s, yours is %s)", st.Name, st.TmuxPane, st.TmuxSocket, socket)
+	}
+	clients, err := TmuxCmd(ctx, socket, "list-clients", "-F", "#{client_name}")
+	if err != nil || clients == "" {
+		return Jumped{}, fmt.Errorf("%w: the tmux server %s has no attached client; %s is in pane %s", ErrNoTmux, socket, st.Name, st.TmuxPane)
+	}
+	where, err := TmuxCmd(ctx, socket, "display-message", "-p", "-t", st.TmuxPane, "#{session_id}\t#{session_name}\t#{window_id}\t#{pane_id}")
+	if err != nil {
+		return Jumped{}, fmt.Errorf("%s: its pane %s is gone: %w", st.Name, st.TmuxPane, err)
+	}
+	parts := strings.Split(where, "\t")
+	if len(parts) != 4 || parts[3] != st.TmuxPane {
+		return Jumped{}, fmt.Errorf("%s: pane %s: unexpected answer %q", st.Name, st.TmuxPane, where)
+	}
+	j := Jumped{Client: client, Session: parts[1], Window: parts[2], Pane: parts[3]}
+	sw := []string{"switch-client"}
+	if client != "" {
+		sw = append(sw, "-c", client)
+	}
+	// By session id: a name may hold characters tmux's target syntax reads.
+	sw = append(sw, "-t", parts[0], ";", "select-window", "-t", j.Window, ";", "select-pane", "-t", j.Pane)
+	if _, err := TmuxCmd(ctx, socket, sw...); err != nil {
+		return Jumped{}, fmt.Errorf("jump to %s: %w", st.Name, err)
+	}
+	return j, nil
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/urfave/cli/v3"
+)
+
+func metricsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "metrics",
+		Usage: "print every session's state as Prometheus text exposition (for a textfile collector or a scrape wrapper)",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			res, err := broker.Discover(ctx, runtimeDir(), fanoutTimeout)
+			if err != nil {
+				return err
+			}
+			return broker.WriteMetrics(os.Stdout, res.Sessions, len(res.Errors), time.Now())
+		},
+	}
+}
+
+// eventsRescan is how often `sup events --all` looks for new supervisors.
+const eventsRescan = 500 * time.Millisecond
+
+// followAll is `sup events --all`: every supervisor's events, merged, one
+// JSON line each, with the session's id and name.
+func followAll(ctx context.Context) error {
+	enc := json.NewEncoder(os.Stdout)
+	var werr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err := broker.FollowAll(ctx, runtimeDir(), eventsRescan, func(ev broker.SessionEvent) {
+		if err := enc.Encode(ev); err != nil && werr == nil {
+			werr = err // stdout closed (| head): stop
+			cancel()
+		}
+	})
+	if werr != nil {
+		return nil
+	}
+	return err
+}

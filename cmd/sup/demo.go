@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/supervisor"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+// demoSession is the demo's tmux session, named as seed 000 names a
+// workspace's session.
+const demoSession = "agents_demo"
+
+// demoAgents are the demo's three sessions: one soon stuck on a
+// confirmation, one ready, one busy for a while.
+var demoAgents = []struct{ role, first, think string }{
+	{"deployer", "deploy the staging build", "2s"},
+	{"reviewer", "", "3s"},
+	{"coder", "refactor the parser", "45s"},
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "open a tmux session with three supervised demo agents and the queue's keys (needs only tmux)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "socket", Value: "sup-demo", Sources: cli.EnvVars("SUP_DEMO_SOCKET"),
+				Usage: "the private tmux server's socket name (tmux -L NAME)"},
+			&cli.BoolFlag{Name: "stop", Usage: "end the demo: its tmux server, agents and files"},
+			&cli.BoolFlag{Name: "no-attach", Usage: "print the queue and how to attach instead of attaching"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			if _, err := exec.LookPath("tmux"); err != nil {
+				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
+			}
+			d := demo{socket: cmd.String("socket"), dir: filepath.Join(supervisor.StateDir(os.Getenv), "demo")}
+			if d.socket == "" || strings.ContainsAny(d.socket, "/ ") {
+				return fmt.Errorf("demo: --socket %q: give a plain tmux socket name such as sup-demo", d.socket)
+			}
+			if cmd.Bool("stop") {
+				return d.stop(ctx)
+			}
+			if err := d.start(ctx); err != nil {
+				return err
+			}
+			return d.show(ctx, cmd.Bool("no-attach"))
+		},
+	}
+}
+
+type demo struct {
+	socket string // tmux -L name
+	dir    string // documents and the key snippet
+}
+
+func (d demo) tmux(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "tmux", append([]string{"-L", d.socket}, args...)...)
+	c.Env = demoEnv()
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("tmux -L %s %s: %w: %s", d.socket, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// demoEnv is sup's environment without $TMUX: the demo server is its own,
+// even when sup demo runs inside another tmux.
+func demoEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// socketFlag repeats a non-default --socket in the commands it suggests.
+func (d demo) socketFlag() string {
+	if d.socket == "sup-demo" {
+		return ""
+	}
+	return " --socket " + d.socket
+}
+
+func (d demo) running(ctx context.Context) bool {
+	_, err := d.tmux(ctx, "has-session", "-t", "="+demoSession)
+	return err == nil
+}
+
+func (d demo) start(ctx context.Context) error {
+	if d.running(ctx) {
+		fmt.Printf("the demo is already running on tmux -L %s\n", d.socket)
+		return nil
+	}
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	self := selfPath()
+	keys := filepath.Join(d.dir, "tmux.conf")
+	if err := os.WriteFile(keys, []byte(tmuxSnippet(self)), 0o644); err != nil {
+		return fmt.Errorf("demo: write key bindings: %w", err)
+	}
+	var panes []string
+	for _, a := range demoAgents {
+		doc := filepath.Join(d.dir, a.role+".md")
+		fm := fmt.Sprintf("---\nsup:\n  profile: demo\n  workspace: demo\n  role: %s\n  name: %s\n  command: [%q, demo-agent, --think, %s",
+			a.role, a.role, self, a.think)
+		if a.first != "" {
+			fm += fmt.Sprintf(", --first, %q", a.first)
+		}
+		fm += "]\n---\n# " + a.role + "\n\nA document of sup's demo (sup demo --stop removes it).\n"
+		if err := os.WriteFile(doc, []byte(fm), 0o644); err != nil {
+			return fmt.Errorf("demo: write %s: %w", doc, err)
+		}
+		panes = append(panes, shellQuote(self)+" start "+shellQuote(doc))
+	}
+	// -f /dev/null: the demo must look the same whatever the user's
+	// ~/.tmux.conf says; its own settings follow.
+	args := []string{"-f", os.DevNull, "new-session", "-d", "-s", demoSession, "-n", "agents", "-x", "200", "-y", "50", panes[0], ";",
+		"split-window", "-h", "-t", demoSession + ":agents", panes[1], ";",
+		"split-window", "-v", "-t", demoSession + ":agents", panes[2], ";",
+		"select-layout", "-t", demoSession + ":agents", "main-vertical", ";",
+		"source-file", keys, ";",
+		"set-option", "-g", "status", "on", ";",
+		"set-option", "-g", "status-interval", "2", ";",
+		"set-option", "-g", "status-right-length", "80", ";",
+		"set-option", "-g", "status-right", "#(" + shellQuote(self) + " status-line) ", ";",
+		"set-option", "-g", "pane-border-status", "top", ";",
+		"set-option", "-g", "pane-border-format", " #{pane_title} "}
+	if _, err := d.tmux(ctx, args...); err != nil {
+		return fmt.Errorf("demo: start tmux: %w", err)
+	}
+	return d.waitSessions(ctx, len(demoAgents))
+}
+
+// demoSessions are the live sessions of the demo's documents.
+func (d demo) sessions(ctx context.Context) ([]broker.Session, error) {
+	res, err := broker.Discover(ctx, runtimeDir(), fanoutTimeout)
+	var mine []broker.Session
+	for _, s := range res.Sessions {
+		if filepath.Dir(s.State.Document) == d.dir {
+			mine = append(mine, s)
+		}
+	}
+	return mine, err
+}
+
+func (d demo) waitSessions(ctx context.Context, n int) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s, err := d.sessions(ctx)
+		if err != nil {
+			return err
+		}
+		if len(s) == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("demo: %d of %d sessions came up within 15s; see tmux -L %s attach", len(s), n, d.socket)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (d demo) show(ctx context.Context, noAttach bool) error {
+	time.Sleep(2500 * time.Millisecond) // the deployer's first task reaches its confirmation
+	q, err := stuckQueue(ctx)
+	if err != nil {
+		return err
+	}
+	sessions, _ := d.sessions(ctx) // Best effort: the listing is a courtesy.
+	printSessions(os.Stdout, sessions, time.Now())
+	fmt.Println()
+	printQueue(os.Stdout, q, time.Now(), false)
+	fmt.Printf(`
+Three demo agents run under sup in tmux -L %[1]s: deployer asks to run a
+command (y/n), reviewer waits for a task, coder is busy. The status line
+shows how many wait on you. Keys (prefix is C-b):
+  prefix Tab   jump to the session that has waited longest
+  prefix g     pick from the queue (live preview; Enter jumps, s skips)
+  prefix S     skip the head for a while
+Answer in the pane itself (y, or type a task and Enter); the queue follows.
+Stop it all with: sup demo --stop%[2]s
+`, d.socket, d.socketFlag())
+	attach := []string{"tmux", "-L", d.socket, "attach-session", "-t", demoSession}
+	switch {
+	case noAttach || !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())):
+		fmt.Printf("Attach with: %s\n", strings.Join(attach, " "))
+		return nil
+	case os.Getenv("TMUX") != "":
+		fmt.Printf("You are inside tmux; attach from another terminal, or run: TMUX= %s\n", strings.Join(attach, " "))
+		return nil
+	}
+	fmt.Println("Attaching (detach with prefix d)…")
+	c := exec.CommandContext(ctx, attach[0], attach[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("demo: attach: %w", err)
+	}
+	return nil
+}
+
+// stop ends the demo's tmux server (its panes' supervisors end their
+// agents and remove their sockets on the hangup) and its files.
+func (d demo) stop(ctx context.Context) error {
+	if _, err := d.tmux(ctx, "kill-server"); err != nil && d.running(ctx) {
+		return fmt.Errorf("demo: %w", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := d.sessions(ctx)
+		if err != nil {
+			return err
+		}
+		if len(s) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("demo: %d demo sessions still answer 10s after their tmux server ended", len(s))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := os.RemoveAll(d.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("demo: remove %s: %w", d.dir, err)
+	}
+	fmt.Println("the demo is stopped")
+	return nil
+}

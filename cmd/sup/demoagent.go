@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+)
+
+// demoAgentCommand is the agent `sup demo` supervises: a prompt, a
+// thinking phase and, for risky-sounding tasks, a y/n confirmation. It
+// reports each step as an agent's hooks would (straight to $SUP_SOCKET) and
+// in its window title (what the demo profile's screen rules read).
+func demoAgentCommand() *cli.Command {
+	return &cli.Command{
+		Name: "demo-agent", Usage: "the demo's fake agent (used by sup demo)", Hidden: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "first", Usage: "a task to start on at once, as if typed"},
+			&cli.DurationFlag{Name: "think", Value: 3 * time.Second, Usage: "how long a task takes"},
+			&cli.StringFlag{Name: "resume", Usage: "the conversation id to continue"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Duration("think") < 0 {
+				return fmt.Errorf("demo-agent: --think %s: give a positive duration", cmd.Duration("think"))
+			}
+			a := &demoAgent{out: os.Stdout, in: bufio.NewReader(os.Stdin), think: cmd.Duration("think"),
+				id: cmd.String("resume"), socket: os.Getenv("SUP_SOCKET")}
+			return a.run(ctx, cmd.String("first"))
+		},
+	}
+}
+
+type demoAgent struct {
+	out    io.Writer
+	in     *bufio.Reader
+	think  time.Duration
+	id     string // the conversation id, as a real agent's session id
+	socket string // "" outside sup: then nothing is reported
+}
+
+func (a *demoAgent) run(ctx context.Context, first string) error {
+	source := "resume"
+	if a.id == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:]) // Best effort: any id will do for a demo.
+		a.id, source = "demo-"+hex.EncodeToString(b[:]), "startup"
+	}
+	a.hook(ctx, ipc.HookParams{Event: "SessionStart", Source: source})
+	fmt.Fprintf(a.out, "demo agent %s (%s) — type a task and Enter; tasks that deploy, delete or push ask first\r\n", a.id, source)
+	task := first
+	for {
+		if task == "" {
+			a.ready(ctx, "What should I do next?")
+			line, err := a.in.ReadString('\n')
+			if err != nil {
+				return nil // the pane closed: like an agent, just end
+			}
+			if task = strings.TrimSpace(line); task == "" {
+				continue
+			}
+		}
+		a.work(ctx, task)
+		task = ""
+	}
+}
+
+func (a *demoAgent) title(t string) { fmt.Fprintf(a.out, "\x1b]0;%s\a", t) }
+
+func (a *demoAgent) ready(ctx context.Context, msg string) {
+	a.hook(ctx, ipc.HookParams{Event: "Stop", Message: msg})
+	a.title("[>] ready")
+	fmt.Fprintf(a.out, "%s\r\n› ", msg)
+}
+
+func (a *demoAgent) work(ctx context.Context, task string) {
+	a.hook(ctx, ipc.HookParams{Event: "UserPromptSubmit"})
+	a.title("[*] thinking")
+	a.thinking(task)
+	if risky(task) {
+		a.hook(ctx, ipc.HookParams{Event: "PermissionRequest", ToolName: "Bash", Command: "make " + firstWord(task)})
+		a.title("[?] allow make " + firstWord(task))
+		fmt.Fprintf(a.out, "Allow `make %s`? [y/n] ", firstWord(task))
+		line, _ := a.in.ReadString('\n') // EOF reads as no
+		a.hook(ctx, ipc.HookParams{Event: "PostToolUse", ToolName: "Bash"})
+		a.title("[*] thinking")
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y") {
+			a.ready(ctx, fmt.Sprintf("OK, I did not run make %s. What instead?", firstWord(task)))
+			fmt.Fprint(a.out, "\r\n")
+			return
+		}
+		a.thinking("make " + firstWord(task))
+	}
+	fmt.Fprintf(a.out, "Done: %s.\r\n", task)
+}
+
+// thinking shows a spinner for the agent's think time.
+func (a *demoAgent) thinking(what string) {
+	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+	deadline := time.Now().Add(a.think)
+	for i := 0; time.Now().Before(deadline); i++ {
+		fmt.Fprintf(a.out, "\r%s thinking about %s…", frames[i%len(frames)], what)
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Fprint(a.out, "\r\x1b[K")
+}
+
+func risky(task string) bool {
+	t := strings.ToLower(task)
+	for _, w := range []string{"deploy", "delete", "push"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstWord(s string) string {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) == 0 {
+		return "it"
+	}
+	return f[0]
+}
+
+// hook reports a step to the supervisor as `sup hook` would for Claude
+// Code. Best effort: the demo goes on without a supervisor.
+func (a *demoAgent) hook(ctx context.Context, p ipc.HookParams) {
+	if a.socket == "" {
+		return
+	}
+	p.Agent, p.SessionID = "claude", a.id
+	c, err := ipc.Dial(a.socket, time.Second)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_ = c.Call(ctx, ipc.MethodHook, p, nil) // Best effort.
+}

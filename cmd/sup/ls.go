@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+)
+
+// fanoutTimeout bounds each supervisor's answer when a verb asks them all:
+// one wedged supervisor must not stall the listing of the others.
+const fanoutTimeout = time.Second
+
+// discoverAll asks every supervisor for its state, telling stderr about
+// the ones that did not answer.
+func discoverAll(ctx context.Context, timeout time.Duration) ([]broker.Session, error) {
+	dir := runtimeDir()
+	res, err := broker.Discover(ctx, dir, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "sup: runtime dir %s does not exist: no supervisor listens there "+
+			"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(os.Stderr, "sup: %s did not answer: %v\n", e.Socket, e.Err)
+	}
+	return res.Sessions, nil
+}
+
+func noArgs(cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (it takes none)", cmd.Name, cmd.Args().First())
+	}
+	return nil
+}
+
+func lsCommand() *cli.Command {
+	return &cli.Command{
+		Name: "ls", Usage: "list every live session",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			sessions, err := discoverAll(ctx, fanoutTimeout)
+			if err != nil {
+				return err
+			}
+			if cmd.Bool("json") {
+				states := make([]ipc.State, 0, len(sessions))
+				for _, s := range sessions {
+					states = append(states, s.State)
+				}
+				return printJSON(os.Stdout, states)
+			}
+			return printSessions(os.Stdout, sessions, time.Now())
+		},
+	}
+}
+
+func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
+	for _, s := range sessions {
+		st := s.State
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
+			st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
+	}
+	return tw.Flush()
+}
+
+func workspaceRole(st ipc.State) string {
+	switch {
+	case st.Workspace == "" && st.Role == "":
+		return ""
+	case st.Role == "":
+		return st.Workspace
+	}
+	return st.Workspace + "/" + st.Role
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// waitingFor is how long a session has waited on the human, "" when it
+// does not.
+func waitingFor(st ipc.State, now time.Time) string {
+	if st.WaitingSince == 0 {
+		return ""
+	}
+	return age(now.Sub(time.UnixMilli(st.WaitingSince)))
+}
+
+// age is a short duration for humans: 42s, 5m, 2h05m, 3d.
+func age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

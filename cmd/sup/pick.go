@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+)
+
+// pickRefresh is how often the picker re-reads the queue and the preview.
+const pickRefresh = time.Second
+
+func pickCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "pick",
+		Usage: "choose a waiting session from the queue, with a live preview (for tmux display-popup -E)",
+		Flags: []cli.Flag{clientFlag, displayFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			m := &pickModel{ctx: ctx}
+			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
+			if _, err := p.Run(); err != nil {
+				return fmt.Errorf("pick: %w", err)
+			}
+			if m.chosen == nil {
+				return nil
+			}
+			return jumpTo(reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}, *m.chosen)
+		},
+	}
+}
+
+// pickModel is the picker's state: the queue as last read, the selected
+// session (kept by id across refreshes) and its screen.
+type pickModel struct {
+	ctx           context.Context
+	queue         []broker.Entry
+	selID         string
+	preview       string
+	status        string // the last error or what a key did
+	toHead        bool   // select the head at the next read (after a skip)
+	width, height int
+	chosen        *broker.Entry
+}
+
+type (
+	queueMsg struct {
+		q   []broker.Entry
+		err error
+	}
+	previewMsg struct {
+		id, text string
+		err      error
+	}
+	skippedMsg struct {
+		name string
+		err  error
+	}
+	tickMsg struct{}
+)
+
+func (m *pickModel) Init() tea.Cmd { return tea.Batch(m.loadQueue, tick()) }
+
+func tick() tea.Cmd { return tea.Tick(pickRefresh, func(time.Time) tea.Msg { return tickMsg{} }) }
+
+func (m *pickModel) loadQueue() tea.Msg {
+	res, err := broker.Discover(m.ctx, runtimeDir(), fanoutTimeout)
+	return queueMsg{broker.Queue(res.Sessions, time.Now()), err}
+}
+
+func (m *pickModel) loadPreview(e broker.Entry) tea.Cmd {
+	return func() tea.Msg {
+		var r ipc.ScreenResult
+		c, err := ipc.Dial(e.Socket, dialTimeout)
+		if err == nil {
+			err = call(m.ctx, c, ipc.MethodScreen, nil, &r)
+			c.Close()
+		}
+		return previewMsg{e.State.SessionID, r.Text, err}
+	}
+}
+
+func (m *pickModel) selected() (int, bool) {
+	for i, e := range m.queue {
+		if e.State.SessionID == m.selID {
+			return i, true
+		}
+	}
+	return 0, len(m.queue) > 0
+}
+
+func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tickMsg:
+		return m, tea.Batch(m.loadQueue, tick())
+	case queueMsg:
+		if msg.err != nil {
+			m.status = msg.err.Error()
+		}
+		m.queue = msg.q
+		if m.toHead {
+			m.toHead = false
+			if h, ok := broker.Head(m.queue); ok {
+				m.selID = h.State.SessionID
+			}
+		}
+		if i, ok := m.selected(); ok {
+			m.selID = m.queue[i].State.SessionID
+			return m, m.loadPreview(m.queue[i])
+		}
+		m.selID, m.preview = "", ""
+	case previewMsg:
+		if msg.id == m.selID {
+			m.preview = msg.text
+			if msg.err != nil {
+				m.preview = "(no screen: " + msg.err.Error() + ")"
+			}
+		}
+	case skippedMsg:
+		m.status = "skipped " + msg.name
+		m.toHead = true
+		if msg.err != nil {
+			m.status = fmt.Sprintf("skip %s: %v", msg.name, msg.err)
+		}
+		return m, m.loadQueue
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	i, ok := m.selected()
+	switch k.String() {
+	case "q", "esc", "ctrl+c":
+		return m, tea.Quit
+	case "up", "k":
+		if ok && i > 0 {
+			m.selID = m.queue[i-1].State.SessionID
+			return m, m.loadPreview(m.queue[i-1])
+		}
+	case "down", "j":
+		if ok && i+1 < len(m.queue) {
+			m.selID = m.queue[i+1].State.SessionID
+			return m, m.loadPreview(m.queue[i+1])
+		}
+	case "enter":
+		if ok {
+			e := m.queue[i]
+			m.chosen = &e
+			return m, tea.Quit
+		}
+	case "s":
+		if ok {
+			e := m.queue[i]
+			return m, func() tea.Msg {
+				_, err := skipSession(m.ctx, e.Session, 0)
+				return skippedMsg{e.State.Name, err}
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *pickModel) View() string {
+	var b strings.Builder
+	b.WriteString("sup queue · ↑↓ choose · enter jump · s skip · q quit\n\n")
+	now := time.Now()
+	sel, _ := m.selected()
+	if len(m.queue) == 0 {
+		b.WriteString("  nothing waits on you\n")
+	}
+	for i, e := range m.queue {
+		st := e.State
+		mark := "  "
+		if i == sel {
+			mark = "> "
+		}
+		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(st.Summary, 60))
+		if e.Cooling {
+			line = "\x1b[2m" + line + "  (skipped)\x1b[0m"
+		}
+		b.WriteString(line + "\n")
+	}
+	if m.status != "" {
+		b.WriteString("\n" + oneLine(m.status, 100) + "\n")
+	}
+	used := strings.Count(b.String(), "\n") + 1
+	if m.preview != "" {
+		b.WriteString(strings.Repeat("─", max(m.width, 20)) + "\n")
+		b.WriteString(fitPreview(m.preview, m.width, m.height-used-1))
+	}
+	return b.String()
+}
+
+// fitPreview keeps the bottom rows of a screen (where prompts are) that fit
+// in rows lines of width columns.
+func fitPreview(text string, width, rows int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n "), "\n")
+	if rows < 1 {
+		return ""
+	}
+	if len(lines) > rows {
+		lines = lines[len(lines)-rows:]
+	}
+	for i, l := range lines {
+		if r := []rune(l); width > 0 && len(r) > width {
+			lines[i] = string(r[:width])
+		}
+	}
+	return strings.Join(lines, "\n")
+}

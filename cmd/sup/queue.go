@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+// queueItem is one line of `sup queue --json`: the session's state plus
+// its place.
+type queueItem struct {
+	Position int    `json:"position"` // 1-based
+	Cooling  bool   `json:"cooling"`  // skipped, cooldown running: not eligible as head
+	Socket   string `json:"socket"`
+	ipc.State
+}
+
+func stuckQueue(ctx context.Context) ([]broker.Entry, error) {
+	sessions, err := discoverAll(ctx, fanoutTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return broker.Queue(sessions, time.Now()), nil
+}
+
+func queueCommand() *cli.Command {
+	return &cli.Command{
+		Name: "queue", Usage: "list the sessions waiting on you, oldest first (skipped ones last, dimmed)",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			q, err := stuckQueue(ctx)
+			if err != nil {
+				return err
+			}
+			if cmd.Bool("json") {
+				items := make([]queueItem, 0, len(q))
+				for i, e := range q {
+					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, State: e.State})
+				}
+				return printJSON(os.Stdout, items)
+			}
+			return printQueue(os.Stdout, q, time.Now(), term.IsTerminal(int(os.Stdout.Fd())))
+		},
+	}
+}
+
+// printQueue writes the queue as a table; with dim, cooling entries are
+// drawn faint (SGR 2).
+func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
+	if len(q) == 0 {
+		_, err := fmt.Fprintln(w, "nothing waits on you")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
+	for i, e := range q {
+		st := e.State
+		pos := fmt.Sprint(i + 1)
+		summary := oneLine(st.Summary, 60)
+		if e.Cooling {
+			pos = "-"
+			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
+		if e.Cooling && dim {
+			line = "\x1b[2m" + line + "\x1b[0m"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// oneLine is s's first line, cut to n runes.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+var (
+	clientFlag  = &cli.StringFlag{Name: "client", Usage: "the tmux client to move (tmux's #{client_name}; default: the caller's)"}
+	displayFlag = &cli.BoolFlag{Name: "display", Usage: "report through tmux display-message instead of stdout (for key bindings)"}
+)
+
+// reporter prints a verb's outcome: on stdout, or with --display as a tmux
+// message on the client, where a key binding's output would otherwise be
+// lost or pop up a pane.
+type reporter struct {
+	ctx    context.Context
+	cmd    *cli.Command
+	socket string
+}
+
+func (r reporter) say(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if r.cmd.Bool("display") && r.socket != "" {
+		a := []string{"display-message"}
+		if c := r.cmd.String("client"); c != "" {
+			a = append(a, "-c", c)
+		}
+		// Best effort: the message is a courtesy, the jump already happened.
+		_, _ = broker.TmuxCmd(r.ctx, r.socket, append(a, "sup: "+msg)...)
+		return
+	}
+	fmt.Println(msg)
+}
+
+// jumpTo moves the caller's tmux client to e, or explains why it cannot.
+// Without a client it prints where e is and fails with status 1.
+func jumpTo(r reporter, e broker.Entry) error {
+	j, err := broker.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
+	if errors.Is(err, broker.ErrNoTmux) {
+		fmt.Println(e.State.TmuxPane)
+		fmt.Fprintf(os.Stderr, "sup: %v\n", err)
+		return exitError{1}
+	}
+	if err != nil {
+		return err
+	}
+	r.say("%s (%s, %s)", j, e.State.Name, dash(e.State.Reason))
+	return nil
+}
+
+func nextCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "next",
+		Usage: "move your tmux client to the session that has waited on you longest",
+		Flags: []cli.Flag{clientFlag, displayFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
+			q, err := stuckQueue(ctx)
+			if err != nil {
+				return err
+			}
+			head, ok := broker.Head(q)
+			if !ok {
+				r.say("%s", emptyQueue(q))
+				return nil
+			}
+			return jumpTo(r, head)
+		},
+	}
+}
+
+func emptyQueue(q []broker.Entry) string {
+	if len(q) > 0 {
+		return fmt.Sprintf("nothing waits on you (%d skipped, cooling down)", len(q))
+	}
+	return "nothing waits on you"
+}
+
+func skipCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "skip",
+		Usage:     "pass over the head of the queue (or TARGET) for a while, then move to the new head",
+		ArgsUsage: "[TARGET]",
+		Flags: []cli.Flag{clientFlag, displayFlag,
+			&cli.DurationFlag{Name: "cooldown", Usage: "how long it stays out of the head (default: the session's queue.skip_cooldown)"}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 1 {
+				return fmt.Errorf("skip: unexpected argument %q (give at most one TARGET)", cmd.Args().Get(1))
+			}
+			if d := cmd.Duration("cooldown"); d < 0 || d > 0 && d < time.Millisecond {
+				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)
+			}
+			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
+			sessions, err := discoverAll(ctx, fanoutTimeout)
+			if err != nil {
+				return err
+			}
+			q := broker.Queue(sessions, time.Now())
+			var victim broker.Session
+			if cmd.Args().Len() == 1 {
+				wd, _ := os.Getwd() // Best effort: only document-path targets need it.
+				if victim, err = broker.FindTarget(sessions, cmd.Args().First(), wd); err != nil {
+					return err
+				}
+			} else {
+				head, ok := broker.Head(q)
+				if !ok {
+					r.say("%s", emptyQueue(q))
+					return nil
+				}
+				victim = head.Session
+			}
+			res, err := skipSession(ctx, victim, cmd.Duration("cooldown"))
+			if err != nil {
+				return fmt.Errorf("skip %s: %w", victim.State.Name, err)
+			}
+			// The new order follows from the answer; no second round trip.
+			for i := range sessions {
+				if sessions[i].Socket == victim.Socket {
+					sessions[i].State.WaitingSince, sessions[i].State.SkipUntil = res.WaitingSince, res.SkipUntil
+				}
+			}
+			q = broker.Queue(sessions, time.Now())
+			head, ok := broker.Head(q)
+			if !ok {
+				r.say("skipped %s until %s; %s", victim.State.Name, time.UnixMilli(res.SkipUntil).Format(time.TimeOnly), emptyQueue(q))
+				return nil
+			}
+			fmt.Fprintf(os.Stderr, "sup: skipped %s until %s\n", victim.State.Name, time.UnixMilli(res.SkipUntil).Format(time.TimeOnly))
+			return jumpTo(r, head)
+		},
+	}
+}
+
+func skipSession(ctx context.Context, s broker.Session, cooldown time.Duration) (ipc.SkipResult, error) {
+	var res ipc.SkipResult
+	c, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	err = call(ctx, c, ipc.MethodSkip, ipc.SkipParams{CooldownMS: cooldown.Milliseconds()}, &res)
+	return res, err
+}
+
+// statusTimeout is short: tmux runs the status line every few seconds and
+// a wedged supervisor must not freeze it.
+const statusTimeout = 250 * time.Millisecond
+
+func statusLineCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status-line",
+		Usage: "print a short queue summary for tmux's status-right: '#(sup status-line)'",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			res, err := broker.Discover(ctx, runtimeDir(), statusTimeout)
+			if err != nil {
+				return err
+			}
+			fmt.Println(statusLine(broker.Queue(res.Sessions, time.Now())))
+			return nil
+		},
+	}
+}
+
+// statusLine is "⚠ 3 stuck · next: reviewer", or "" when nothing is
+// eligible: an empty segment keeps the status bar quiet.
+func statusLine(q []broker.Entry) string {
+	head, ok := broker.Head(q)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("⚠ %d stuck · next: %s", broker.Eligible(q), head.State.Name)
+}

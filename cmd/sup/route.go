@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor"
+	"github.com/urfave/cli/v3"
+)
+
+// routeStartTimeout bounds the wait for a supervisor the route started.
+const routeStartTimeout = 30 * time.Second
+
+func routeCommand() *cli.Command {
+	return &cli.Command{
+		Name: "route",
+		Usage: "send a trigger to the session of a workspace/role/name, starting it (resumed, else fresh) " +
+			"in tmux window of agents_<workspace> when none runs (exit 2 timeout, 3 failed)",
+		ArgsUsage: "TEXT|-",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "the session's workspace"},
+			&cli.StringFlag{Name: "role", Usage: "the session's role"},
+			&cli.StringFlag{Name: "name", Usage: "the session's name"},
+			&cli.StringFlag{Name: "doc", Usage: "the document to start when no session runs and none is recorded"},
+		}, append(triggerFlags(), jsonFlag)...),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			switch n := cmd.Args().Len(); {
+			case n == 0:
+				return fmt.Errorf("route: missing TEXT (or - to read it from stdin)")
+			case n > 1:
+				return fmt.Errorf("route: unexpected argument %q: quote TEXT as one argument", cmd.Args().Get(1))
+			}
+			p, err := buildTriggerParams(cmd, cmd.Args().First())
+			if err != nil {
+				return err
+			}
+			doc := cmd.String("doc")
+			if doc != "" {
+				if doc, err = absExisting(doc); err != nil {
+					return fmt.Errorf("route: --doc: %w", err)
+				}
+			}
+			r := &broker.Router{
+				RuntimeDir: runtimeDir(), StateDir: supervisor.StateDir(os.Getenv), ConfigDir: supervisor.ConfigDir(os.Getenv),
+				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
+				StartTimeout: routeStartTimeout, TriggerWait: triggerWait,
+			}
+			q := broker.RouteQuery{Workspace: cmd.String("workspace"), Role: cmd.String("role"), Name: cmd.String("name")}
+			res, err := r.Route(ctx, q, p)
+			var pe *ipc.Error
+			if err != nil && !errors.As(err, &pe) {
+				return err
+			}
+			if cmd.Bool("json") {
+				if jerr := printJSON(os.Stdout, res); jerr != nil {
+					return jerr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if !cmd.Bool("json") {
+				fmt.Println(describeRoute(res))
+			}
+			if res.Trigger != nil {
+				switch res.Trigger.Result {
+				case ipc.OutcomeTimeout:
+					return exitError{exitTriggerTimeout}
+				case ipc.OutcomeFailed:
+					return exitError{exitTriggerFailed}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func describeRoute(r broker.RouteResult) string {
+	var how string
+	switch r.Route {
+	case broker.RouteLive:
+		how = "to the running session " + r.Name
+	case broker.RouteResume:
+		how = fmt.Sprintf("resumed %s in tmux pane %s", r.Name, r.Pane)
+	case broker.RouteFresh:
+		how = fmt.Sprintf("started %s fresh in tmux pane %s", r.Name, r.Pane)
+	case broker.RouteHeadless:
+		return r.Message
+	}
+	line := "routed " + how
+	if r.Trigger != nil {
+		line += ": " + describeTrigger(*r.Trigger, r.Name)
+	}
+	if r.Message != "" {
+		line += " " + r.Message
+	}
+	return line
+}
+
+func absExisting(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
