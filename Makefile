@@ -20,8 +20,14 @@ install:
 	@echo "installed $(BINDIR)/sup"
 
 # Install, then open the demo: three supervised demo agents in a private
-# tmux server with the queue's keys (needs only tmux).
+# tmux server with the queue's keys. The one thing it needs beyond Go is
+# tmux: on Debian it is installed here (sudo when not root), so `make demo`
+# is the whole set-up on a fresh machine.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 demo: install
+	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; }
 	$(BINDIR)/sup demo
 
 # Build, then supervise a shell for examples/welcome.md in this terminal.
