@@ -80,6 +80,13 @@ func TestGeminiHooksDriveState(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WaitUntil(t, ScreenTimeout, "sup to restart gemini", func() bool { return a.State().RestartCount == 1 })
+	// The pane still shows the first run's banner and prompt until the new
+	// CLI repaints (seconds on a loaded machine): wait for the resumed
+	// run's own SessionStart hook before looking at the screen.
+	testutil.WaitUntil(t, ScreenTimeout, "the resumed gemini's SessionStart hook", func() bool {
+		data, _ := os.ReadFile(logs[0])
+		return strings.Count(string(data), "event=SessionStart") >= 2
+	})
 	a.WaitGeminiReady()
 	r := submitGemini(t, a, "SAY back again")
 	a.WaitScreen(GeminiAnswerMark + "back again")
