@@ -39,7 +39,7 @@ lint:
 
 # Bytes/s through sup's output pump vs a bare pty copy, same run.
 bench-pump:
-	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+	$(GO) test -run='^$$' -bench=Pump -benchtime=15x ./supervisor/
 
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json, into .agents/node_modules (git-ignored). Skipped when
