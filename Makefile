@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m
 FUZZTIME ?= 20s
 
-.PHONY: all build install run test unit fuzz lint bench-pump agents clean
+.PHONY: all build install run test unit fuzz lint bench bench-smoke bench-pump agents clean
 
 all: build
 
@@ -23,7 +23,7 @@ run: build
 
 # Every test: unit, testscript, end-to-end (real ptys, real tmux on private
 # sockets, a Node.js protocol client), then each fuzz target briefly.
-test: lint unit fuzz
+test: lint unit fuzz bench-smoke
 
 unit:
 	$(GO) test -race -count=1 -timeout 12m ./...
@@ -37,7 +37,18 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Bytes/s through sup's output pump vs a bare pty copy, same run.
+# The benchmark report (specs/performance.md): every figure beside its
+# baseline and goal, printed and written to bench/results.json. About 5
+# minutes; real Claude Code rounds need `make agents`.
+bench:
+	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/bench/
+
+# The same harness at tiny sizes: proves it works (CI), figures meaningless.
+bench-smoke:
+	$(GO) test -count=1 -timeout 5m -run='^TestBench$$' ./internal/bench/
+
+# Bytes/s through sup's output pump vs a bare pty copy, same run: rounds
+# of three floods, median of the per-round ratios.
 bench-pump:
 	$(GO) test -run='^$$' -bench=Pump -benchtime=15x ./supervisor/
 
