@@ -47,6 +47,14 @@ func TestFindAgentBin(t *testing.T) {
 			t.Errorf("FindAgentBin(%s) = %q, %v; want %q", name, got, err, want)
 		}
 	}
+	// A worktree links node_modules to a shared install.
+	link := filepath.Join(t.TempDir(), "node_modules")
+	if err := os.Symlink(nm, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := FindAgentBin(link, "claude"); err != nil || got != native {
+		t.Errorf("FindAgentBin(claude) through a symlinked node_modules = %q, %v; want %q", got, err, native)
+	}
 	if _, err := FindAgentBin(nm, "gemini"); err == nil || !strings.Contains(err.Error(), "no native gemini") {
 		t.Errorf("FindAgentBin(gemini) error %v", err)
 	}
