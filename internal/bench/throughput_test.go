@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -26,7 +27,9 @@ func floodArgs(fake string, n int) []string {
 // last, so neither start-up counts; tmux's from the shell before the
 // child's exec (a millisecond or two).
 
-// floodBare times fakeagent's flood through a bare pty drained by io.Copy.
+// floodBare times fakeagent's flood through a bare pty copy: what sup's
+// pump does minus everything else, read the pty master and write the bytes
+// to a pipe (sup's stdout: the pane), read at the other end as sup's is.
 func floodBare(t *testing.T, fake string, n int) time.Duration {
 	argv := floodArgs(fake, n)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -35,9 +38,28 @@ func floodBare(t *testing.T, fake string, n int) time.Duration {
 		t.Fatal(err)
 	}
 	defer ptmx.Close()
-	start := firstByte(t, ptmx)
-	io.Copy(io.Discard, ptmx) // Ends with EIO when the child is gone.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() {
+		defer pw.Close()
+		buf := make([]byte, 32<<10) // the pump's read size
+		for {
+			n, err := ptmx.Read(buf)
+			pw.Write(buf[:n]) // Best effort, as the pump's pane write.
+			if err != nil {
+				return // EIO: the child is gone
+			}
+		}
+	}()
+	start := firstByte(t, pr)
+	if err := readUntil(pr, []byte(floodDone)); err != nil {
+		t.Fatalf("bare flood: %v", err)
+	}
 	d := time.Since(start)
+	io.Copy(io.Discard, pr) // Best effort: the rest, until the child is gone.
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("fakeagent -flood: %v", err)
 	}
