@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"bytes"
 	"io"
 	"os"
@@ -124,8 +125,11 @@ func floodTmux(t *testing.T, tm *testutil.Tmux, fake string, n int) time.Duratio
 		t.Fatalf("tmux wait-for: %v", err)
 	}
 	start := time.Now()
-	if _, err := tm.Run("wait-for", "flooded"); err != nil {
-		t.Fatalf("tmux wait-for: %v", err)
+	// Not tm.Run, whose 10 s bound a 200 MB flood through tmux can pass.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "tmux", "-L", tm.Name, "wait-for", "flooded").CombinedOutput(); err != nil {
+		t.Fatalf("tmux wait-for flooded: %v: %s", err, out)
 	}
 	d := time.Since(start)
 	tm.KillPane(pane)
