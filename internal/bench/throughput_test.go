@@ -1,8 +1,8 @@
 package bench
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
