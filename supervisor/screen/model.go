@@ -9,13 +9,15 @@ import (
 // DefaultQueueBytes is the default byte budget of a Model's queue.
 const DefaultQueueBytes = 4 << 20
 
-// Flood handling (see Model): after a batch of at least floodBatch output
-// bytes the model lingers for floodLinger before looking again, so a flood
-// wakes it a few hundred times a second instead of once per pump read; and
-// when more than coalesceAt output bytes wait at the start of a batch, all
-// but the newest coalesceKeep of them are dropped before parsing.
+// Flood handling (see Model): after a batch that came at floodRate or
+// faster (or held at least floodBatch bytes) the model lingers for
+// floodLinger before looking again, so a flood wakes it a hundred times a
+// second instead of once per pump read (a pty hands over about 4 KiB per
+// read); and when more than coalesceAt output bytes wait at the start of a
+// batch, all but the newest coalesceKeep of them are dropped before parsing.
 const (
 	floodBatch   = chunkBuf
+	floodRate    = 8 << 20 // bytes per second
 	floodLinger  = 10 * time.Millisecond
 	coalesceAt   = 512 << 10
 	coalesceKeep = 64 << 10
@@ -108,8 +110,8 @@ type item struct {
 //
 // Floods: parsing every byte of a flood (cat of a big file, a build log)
 // would take the CPU the child and the pump need, so the model looks at a
-// flood the way a human does, a screenful now and then. After a batch of
-// at least floodBatch bytes it lingers floodLinger before the next one
+// flood the way a human does, a screenful now and then. After a batch
+// that came at floodRate or faster it lingers floodLinger before the next one
 // (Feeds meanwhile queue without waking it), and a batch that starts with
 // more than coalesceAt bytes queued first drops all but the newest
 // coalesceKeep by the rule above. A TUI's frame is tens of kilobytes,
@@ -326,6 +328,7 @@ func (m *Model) Close() {
 func (m *Model) run() {
 	defer close(m.stopped)
 	var batch []item
+	var last time.Time // when the previous batch was taken
 	for {
 		m.mu.Lock()
 		for len(m.queue) == 0 && !m.closed {
@@ -341,7 +344,9 @@ func (m *Model) run() {
 		if m.queued > coalesceAt {
 			m.shed(coalesceKeep)
 		}
-		flood := m.queued >= floodBatch
+		now := time.Now()
+		flood := m.queued >= floodBatch || float64(m.queued) >= floodRate*now.Sub(last).Seconds()
+		last = now
 		batch = append(batch[:0], m.queue...)
 		clear(m.queue)
 		m.queue = m.queue[:0]
