@@ -77,6 +77,7 @@ func benchDetection(t *testing.T, sz sizes) []Figure {
 	figs[1].Summarise(d.confirm)
 	figs[1].SummariseBaseline("capture-pane poll 500ms", d.pollConfirm)
 	figs[1].Judge(figs[1].P95 <= 500)
+	figs[1].Note = "from the pane showing the prompt (polled every 5 ms) to sup publishing it; below 0: sup had it before tmux drew it"
 	figs[2].Summarise(d.ready)
 	figs[2].SummariseBaseline("capture-pane poll 500ms", d.pollReady)
 	figs[2].Judge(figs[2].P95 <= 2000)

@@ -89,7 +89,7 @@ func (f *Figure) SummariseBaseline(name string, samples []float64) {
 	f.Baseline = name
 	f.BaselineMedian = Percentile(samples, 50)
 	f.BaselineP95 = Percentile(samples, 95)
-	if f.BaselineMedian != 0 {
+	if f.BaselineMedian > 0 && f.Median > 0 { // a negative latency has no ratio
 		f.Ratio = f.Median / f.BaselineMedian
 	}
 }
