@@ -164,7 +164,8 @@ func NewModel(cols, rows int, opts Options) *Model {
 
 // Feed queues a copy of p for the screen and returns at once. It never
 // waits for the model (it takes a mutex held only for a few slice
-// operations) and is safe from any goroutine. After Close it does nothing.
+// operations, or to copy p into the newest chunk's spare room) and is safe
+// from any goroutine. After Close it does nothing.
 func (m *Model) Feed(p []byte) {
 	if len(p) == 0 {
 		return
@@ -174,6 +175,16 @@ func (m *Model) Feed(p []byte) {
 		cut = len(p) - m.budget
 		p = p[cut:]
 	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	if cut == 0 && m.appendTail(p) {
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
 	buf, pooled := getBuf(len(p))
 	copy(buf, p)
 	m.mu.Lock()
@@ -198,6 +209,23 @@ func (m *Model) Feed(p []byte) {
 	if wake {
 		m.signal()
 	}
+}
+
+// appendTail copies p into the spare room of the newest queued chunk's
+// buffer, if there is enough: a pty hands the pump about 4 KiB per read, and
+// a chunk per read would take a 32 KiB buffer for each. Called with mu held;
+// the model never holds an item that is still in the queue.
+func (m *Model) appendTail(p []byte) bool {
+	k := len(m.queue) - 1
+	// Only within the budget, so that shedding stays chunk by chunk.
+	if k < 0 || m.queue[k].pooled == nil || cap(m.queue[k].data)-len(m.queue[k].data) < len(p) ||
+		m.queued+len(p) > m.budget {
+		return false
+	}
+	m.queue[k].data = append(m.queue[k].data, p...)
+	m.fed.Add(int64(len(p)))
+	m.queued += len(p)
+	return true
 }
 
 // appendGap appends a gap of n bytes to q, merging it into a gap at the

@@ -210,7 +210,10 @@ func TestModelSignalsCallback(t *testing.T) {
 		mu.Unlock()
 	}})
 	defer m.Close()
+	// A callback sees the screen as of the end of the slice its signal came
+	// in; Sync keeps the two Feeds from sharing one (queued Feeds merge).
 	m.Feed([]byte("\x1b]0;one\x07"))
+	m.Sync()
 	m.Feed([]byte("\x07\x1b]0;two\x07"))
 	m.Sync()
 	mu.Lock()
