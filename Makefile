@@ -38,7 +38,7 @@ lint:
 	$(GO) vet ./...
 
 # The benchmark report (specs/performance.md): every figure beside its
-# baseline and goal, printed and written to bench/results.json. About 5
+# baseline and goal, printed and written to bench/results.json. About 2-4
 # minutes; real Claude Code rounds need `make agents`.
 bench:
 	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/bench/

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,6 +62,10 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", out)
+	var back Report
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &back) != nil || len(back.Figures) != len(r.Figures) {
+		t.Errorf("%s does not read back as the report: %v", out, err)
+	}
 	for _, f := range r.Figures {
 		if f.N == 0 && f.Note == "" {
 			t.Errorf("figure %q measured nothing and says not why", f.Name)
