@@ -25,10 +25,14 @@ func floodThrough(b *testing.B, fake string, drain func(io.Reader)) time.Duratio
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ptmx.Close()
+	master, err := pollable(ptmx) // read the master as sup does
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer master.Close()
 	start := time.Now()
 	c0 := cpuTime()
-	drain(ptmx)
+	drain(master)
 	elapsed := time.Since(start)
 	lastCPU = cpuTime() - c0
 	if err := cmd.Wait(); err != nil {
