@@ -7,7 +7,7 @@ BINDIR  ?= $(PREFIX)/bin
 # it with the fix, so the corpus keeps every crash ever found.
 FUZZTIME ?= 10s
 
-.PHONY: all build install demo run test unit fuzz lint bench-pump bench-broker bench-trigger agents clean
+.PHONY: all build install demo run test unit fuzz lint bench bench-smoke bench-pump bench-broker bench-trigger agents clean
 
 all: build
 
@@ -36,7 +36,7 @@ run: build
 
 # Every test: unit, testscript, end-to-end (real ptys, real tmux on private
 # sockets, a Node.js protocol client), then each fuzz target briefly.
-test: lint unit fuzz
+test: lint unit fuzz bench-smoke
 
 unit:
 	$(GO) test -race -count=1 -timeout 12m ./...
@@ -54,9 +54,20 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Bytes/s through sup's output pump vs a bare pty copy, same run.
+# The benchmark report (specs/performance.md): every figure beside its
+# baseline and goal, printed and written to bench/results.json. About 2-4
+# minutes; real Claude Code rounds need `make agents`.
+bench:
+	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/bench/
+
+# The same harness at tiny sizes: proves it works (CI), figures meaningless.
+bench-smoke:
+	$(GO) test -count=1 -timeout 5m -run='^TestBench$$' ./internal/bench/
+
+# Bytes/s through sup's output pump vs a bare pty copy, same run: rounds
+# of three floods, median of the per-round ratios.
 bench-pump:
-	$(GO) test -run='^$$' -bench=Pump -benchtime=5x ./supervisor/
+	$(GO) test -run='^$$' -bench=Pump -benchtime=15x ./supervisor/
 
 # The broker's fan-out: Discover and the queue over 200 live sockets.
 bench-broker:

@@ -77,7 +77,10 @@ func InCI() bool {
 // package put it. With several (glibc and musl builds) the first in path
 // order wins.
 func FindAgentBin(nodeModules, name string) (string, error) {
-	if _, err := os.Stat(nodeModules); err != nil {
+	// A worktree's node_modules may be a symlink to a shared install;
+	// WalkDir does not follow a symlinked root.
+	nodeModules, err := filepath.EvalSymlinks(nodeModules)
+	if err != nil {
 		return "", fmt.Errorf("find %s: %w", name, err)
 	}
 	if name == "gemini" {
@@ -89,7 +92,7 @@ func FindAgentBin(nodeModules, name string) (string, error) {
 		nodeModules = real
 	}
 	var found []string
-	err := filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(nodeModules, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,7 @@
 package agenttest
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,74 +11,14 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// installHooks runs `sup hooks install claude --user` into the sandbox
-// before claude starts, as a user would.
-func installHooks(a *Agent) {
-	cmd := exec.Command(a.Sup, "hooks", "install", "claude", "--user", "--sup-path", a.Sup)
-	cmd.Env = append(os.Environ(), "HOME="+a.Home, "CLAUDE_CONFIG_DIR="+filepath.Join(a.Home, ".claude"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		a.T.Fatalf("sup hooks install claude --user: %v\n%s", err, out)
-	}
-}
-
-// watchActivity follows the session's activity events and returns a func
-// that waits for the next one with the given activity, reporting when the
-// supervisor published it.
-func watchActivity(t *testing.T, a *Agent) func(want string) ipc.Event {
-	sock, err := filepath.Glob(filepath.Join(a.Env["SUP_RUNTIME_DIR"], "*.sock"))
-	if err != nil || len(sock) != 1 {
-		t.Fatalf("socket of the session: %v %v", sock, err)
-	}
-	c, err := ipc.Dial(sock[0], time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	sub, err := c.Subscribe(context.Background(), []string{"activity"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := make(chan ipc.Event, 64)
-	go func() {
-		defer close(events)
-		for {
-			ev, err := sub.Next()
-			if err != nil {
-				return
-			}
-			events <- ev
-		}
-	}()
-	return func(want string) ipc.Event {
-		t.Helper()
-		deadline := time.After(30 * time.Second)
-		var seen []string
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("activity events ended; saw %v, want %s", seen, want)
-				}
-				got, _ := ev.Data["activity"].(string)
-				seen = append(seen, got+"("+ev.Data["rule"].(string)+")")
-				if got == want {
-					return ev
-				}
-			case <-deadline:
-				t.Fatalf("no %s activity within 30s; saw %v\n%s", want, seen, a.Screen())
-			}
-		}
-	}
-}
-
 // TestClaudeHooksDriveState: with `sup hooks install claude`, a real
 // permission prompt makes state needs_confirmation with the command in the
 // summary; approving it goes busy then ready; agent_session_id is the id
 // Claude's hooks carry.
 func TestClaudeHooksDriveState(t *testing.T) {
 	t.Parallel()
-	a := startReadyClaude(t, WithBeforeStart(installHooks))
-	next := watchActivity(t, a)
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { InstallClaudeHooks(a, a.Sup) }))
+	next := a.WatchActivity()
 	a.Type("RUN: touch hooked.txt")
 	next("busy")
 	ev := next("needs_confirmation")

@@ -27,7 +27,7 @@ func TestCodexNotifyMakesReady(t *testing.T) {
 	a.WaitScreen("Hooks need review")
 	a.PressUntilGone("Hooks need review", "2", "Enter")
 	a.WaitCodexReady()
-	next := watchActivity(t, a)
+	next := a.WatchActivity()
 	a.Type("SAY all finished here")
 	a.WaitScreen(CodexAnswerMark + "all finished here")
 	next("ready")

@@ -37,7 +37,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 		first = a.State()
 		return first.AgentSessionID != ""
 	})
-	next := watchActivity(t, a)
+	next := a.WatchActivity()
 	a.Type("RUN: touch hooked.txt")
 	next("busy")
 	next("needs_confirmation")

@@ -71,9 +71,9 @@ func TestGeminiConfirmationApprovedRunsCommand(t *testing.T) {
 func TestGeminiScreenOnlyDetection(t *testing.T) {
 	t.Parallel()
 	a := startReadyGemini(t)
-	next := watchActivity(t, a)
+	next := a.WatchActivity()
 	a.Type("RUN: touch screen-only.txt")
-	shown := waitScreenAt(t, a, GeminiConfirm)
+	shown := a.WaitScreenAt(GeminiConfirm)
 	ev := next("needs_confirmation")
 	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {
 		t.Fatalf("needs_confirmation came from %q, want a screen rule (no hooks installed)", rule)
@@ -83,7 +83,7 @@ func TestGeminiScreenOnlyDetection(t *testing.T) {
 		t.Fatalf("at the confirmation: reason %q draft %q", st.Reason, st.Draft)
 	}
 	a.PressUntilGone(GeminiConfirm, "Enter")
-	done := waitScreenAt(t, a, GeminiAnswerMark+"done: ")
+	done := a.WaitScreenAt(GeminiAnswerMark + "done: ")
 	ev = next("ready")
 	t.Logf("answer on screen → ready published: %v", time.UnixMilli(ev.At).Sub(done).Round(time.Millisecond))
 	if st := a.State(); st.Activity != "ready" || st.WaitingSince == 0 {

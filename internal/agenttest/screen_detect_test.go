@@ -8,21 +8,6 @@ import (
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
-// waitScreenAt waits for substr on the pane and returns when it was first
-// seen (polled every few ms: an upper bound on when tmux showed it).
-func waitScreenAt(t *testing.T, a *Agent, substr string) time.Time {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(a.Screen(), substr) {
-			return time.Now()
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%q never on screen:\n%s", substr, a.Screen())
-	return time.Time{}
-}
-
 // TestClaudeScreenOnlyDetection: without hooks, the screen alone takes
 // real Claude Code to needs_confirmation at its permission prompt and to
 // ready after the turn. Logs the delay from the screen showing it to the
@@ -31,16 +16,16 @@ func waitScreenAt(t *testing.T, a *Agent, substr string) time.Time {
 func TestClaudeScreenOnlyDetection(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t)
-	next := watchActivity(t, a)
+	next := a.WatchActivity()
 	a.Type("RUN: touch screen-only.txt")
-	shown := waitScreenAt(t, a, ClaudePermission)
+	shown := a.WaitScreenAt(ClaudePermission)
 	ev := next("needs_confirmation")
 	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {
 		t.Fatalf("needs_confirmation came from %q, want a screen rule (no hooks installed)", rule)
 	}
 	t.Logf("permission prompt on screen → needs_confirmation published: %v", time.UnixMilli(ev.At).Sub(shown).Round(time.Millisecond))
 	a.PressUntilGone(ClaudePermission, "Enter")
-	done := waitScreenAt(t, a, ClaudeAnswerMark+"done: ")
+	done := a.WaitScreenAt(ClaudeAnswerMark + "done: ")
 	ev = next("ready")
 	t.Logf("answer on screen → ready published: %v", time.UnixMilli(ev.At).Sub(done).Round(time.Millisecond))
 	if st := a.State(); st.Activity != "ready" || st.WaitingSince == 0 {
@@ -54,9 +39,9 @@ func TestCodexApprovalFromScreen(t *testing.T) {
 	t.Parallel()
 	a := StartCodex(t, testutil.NewTmux(t))
 	a.WaitCodexReady()
-	next := watchActivity(t, a)
+	next := a.WatchActivity()
 	a.Type("RUN: touch codex-screen.txt")
-	shown := waitScreenAt(t, a, CodexApproval)
+	shown := a.WaitScreenAt(CodexApproval)
 	ev := next("needs_confirmation")
 	t.Logf("approval prompt on screen → needs_confirmation published by %v: %v", ev.Data["rule"], time.UnixMilli(ev.At).Sub(shown).Round(time.Millisecond))
 	if st := a.State(); st.Reason != "permission" {

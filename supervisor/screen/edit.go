@@ -167,9 +167,24 @@ func (s *Screen) scrollDown(top, bottom, n int) {
 	s.clearRows(top, top+n)
 }
 
-// rotate rotates ls left by k with three reversals.
+// rotate rotates ls left by k: scrolling by a row or two (every line feed
+// at the bottom of a flood) moves the rows with one memmove; larger
+// rotations use three reversals.
 func rotate(ls []line, k int) {
 	if k <= 0 || k >= len(ls) {
+		return
+	}
+	var tmp [2]line
+	switch r := len(ls) - k; {
+	case k <= len(tmp):
+		copy(tmp[:], ls[:k])
+		copy(ls, ls[k:])
+		copy(ls[r:], tmp[:k])
+		return
+	case r <= len(tmp):
+		copy(tmp[:], ls[k:])
+		copy(ls[r:], ls[:k])
+		copy(ls, tmp[:r])
 		return
 	}
 	reverse(ls[:k])

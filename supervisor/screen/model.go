@@ -3,10 +3,25 @@ package screen
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultQueueBytes is the default byte budget of a Model's queue.
 const DefaultQueueBytes = 4 << 20
+
+// Flood handling (see Model): after a batch that came at floodRate or
+// faster (or held at least floodBatch bytes) the model lingers for
+// floodLinger before looking again, so a flood wakes it a hundred times a
+// second instead of once per pump read (a pty hands over about 4 KiB per
+// read); and when more than coalesceAt output bytes wait at the start of a
+// batch, all but the newest coalesceKeep of them are dropped before parsing.
+const (
+	floodBatch   = chunkBuf
+	floodRate    = 8 << 20 // bytes per second
+	floodLinger  = 10 * time.Millisecond
+	coalesceAt   = 512 << 10
+	coalesceKeep = 64 << 10
+)
 
 // applySlice is how many bytes the model applies under its screen lock at
 // a time, so a Snapshot never waits behind a whole 4 MiB backlog.
@@ -92,6 +107,15 @@ type item struct {
 // it). TUIs do this at start and usually after SIGWINCH, so a resize
 // round-trip is a way to force it. Stats and Snapshot report Desynced
 // from the moment of the drop.
+//
+// Floods: parsing every byte of a flood (cat of a big file, a build log)
+// would take the CPU the child and the pump need, so the model looks at a
+// flood the way a human does, a screenful now and then. After a batch
+// that came at floodRate or faster it lingers floodLinger before the next one
+// (Feeds meanwhile queue without waking it), and a batch that starts with
+// more than coalesceAt bytes queued first drops all but the newest
+// coalesceKeep by the rule above. A TUI's frame is tens of kilobytes,
+// written far below that rate, so only floods are coalesced.
 type Model struct {
 	budget   int
 	onSignal func(Signal)
@@ -101,6 +125,7 @@ type Model struct {
 	queue   []item
 	queued  int // output bytes queued or being applied
 	closed  bool
+	parked  bool // the goroutine waits on wake for the queue to fill
 	wake    chan struct{}
 	stopped chan struct{}
 	closing atomic.Bool
@@ -139,7 +164,8 @@ func NewModel(cols, rows int, opts Options) *Model {
 
 // Feed queues a copy of p for the screen and returns at once. It never
 // waits for the model (it takes a mutex held only for a few slice
-// operations) and is safe from any goroutine. After Close it does nothing.
+// operations, or to copy p into the newest chunk's spare room) and is safe
+// from any goroutine. After Close it does nothing.
 func (m *Model) Feed(p []byte) {
 	if len(p) == 0 {
 		return
@@ -149,6 +175,16 @@ func (m *Model) Feed(p []byte) {
 		cut = len(p) - m.budget
 		p = p[cut:]
 	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	if cut == 0 && m.appendTail(p) {
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
 	buf, pooled := getBuf(len(p))
 	copy(buf, p)
 	m.mu.Lock()
@@ -165,10 +201,31 @@ func (m *Model) Feed(p []byte) {
 	m.queue = append(m.queue, item{data: buf, pooled: pooled})
 	m.queued += len(buf)
 	if m.queued > m.budget {
-		m.shed()
+		m.shed(m.budget)
 	}
+	wake := m.parked
+	m.parked = false
 	m.mu.Unlock()
-	m.signal()
+	if wake {
+		m.signal()
+	}
+}
+
+// appendTail copies p into the spare room of the newest queued chunk's
+// buffer, if there is enough: a pty hands the pump about 4 KiB per read, and
+// a chunk per read would take a 32 KiB buffer for each. Called with mu held;
+// the model never holds an item that is still in the queue.
+func (m *Model) appendTail(p []byte) bool {
+	k := len(m.queue) - 1
+	// Only within the budget, so that shedding stays chunk by chunk.
+	if k < 0 || m.queue[k].pooled == nil || cap(m.queue[k].data)-len(m.queue[k].data) < len(p) ||
+		m.queued+len(p) > m.budget {
+		return false
+	}
+	m.queue[k].data = append(m.queue[k].data, p...)
+	m.fed.Add(int64(len(p)))
+	m.queued += len(p)
+	return true
 }
 
 // appendGap appends a gap of n bytes to q, merging it into a gap at the
@@ -189,19 +246,19 @@ func (m *Model) appendGap(q []item, n int64, fresh bool) []item {
 	return append(q, item{gap: n})
 }
 
-// shed drops the oldest output chunks until the queue fits its budget,
-// keeping the newest chunk and every other item. It works in place and
+// shed drops the oldest output chunks until the queue holds at most limit
+// output bytes, keeping the newest chunk and every other item. It works in place and
 // stops at the first item it no longer needs to look at, so a Feed on a
 // full queue costs a few item moves, not a pass over the queue. Called
 // with mu held.
-func (m *Model) shed() {
+func (m *Model) shed(limit int) {
 	q := m.queue
 	last := len(q) - 1
 	out := q[:0]
 	lastResize := -1 // index in out of a resize followed only by gaps
 	var bytes, n int64
 	i := 0
-	for ; i < len(q) && m.queued > m.budget; i++ {
+	for ; i < len(q) && m.queued > limit; i++ {
 		it := q[i]
 		switch {
 		case it.data != nil && i != last:
@@ -299,9 +356,11 @@ func (m *Model) Close() {
 func (m *Model) run() {
 	defer close(m.stopped)
 	var batch []item
+	var last time.Time // when the previous batch was taken
 	for {
 		m.mu.Lock()
 		for len(m.queue) == 0 && !m.closed {
+			m.parked = true
 			m.mu.Unlock()
 			<-m.wake
 			m.mu.Lock()
@@ -310,6 +369,12 @@ func (m *Model) run() {
 			m.mu.Unlock()
 			return
 		}
+		if m.queued > coalesceAt {
+			m.shed(coalesceKeep)
+		}
+		now := time.Now()
+		flood := m.queued >= floodBatch || float64(m.queued) >= floodRate*now.Sub(last).Seconds()
+		last = now
 		batch = append(batch[:0], m.queue...)
 		clear(m.queue)
 		m.queue = m.queue[:0]
@@ -331,6 +396,20 @@ func (m *Model) run() {
 				m.onIdle()
 			}
 		}
+		if flood {
+			m.linger()
+		}
+	}
+}
+
+// linger waits floodLinger (or until Close) without being parked, so the
+// pump's Feeds queue up without waking the model.
+func (m *Model) linger() {
+	t := time.NewTimer(floodLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-m.wake: // Close, Resize or Sync: look now
 	}
 }
 

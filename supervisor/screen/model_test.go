@@ -210,7 +210,10 @@ func TestModelSignalsCallback(t *testing.T) {
 		mu.Unlock()
 	}})
 	defer m.Close()
+	// A callback sees the screen as of the end of the slice its signal came
+	// in; Sync keeps the two Feeds from sharing one (queued Feeds merge).
 	m.Feed([]byte("\x1b]0;one\x07"))
+	m.Sync()
 	m.Feed([]byte("\x07\x1b]0;two\x07"))
 	m.Sync()
 	mu.Lock()
@@ -305,5 +308,43 @@ func TestModelOnIdle(t *testing.T) {
 	}
 	if got := m.Snapshot().Text; got != "hello" {
 		t.Fatalf("at idle the screen shows %q", got)
+	}
+}
+
+func TestModelCoalescesFloods(t *testing.T) {
+	m, release := stalledModel(t, 40, 5, 0, nil)
+	defer m.Close()
+	line := []byte(strings.Repeat("f", 39) + "\r\n")
+	chunk := []byte(strings.Repeat(string(line), 4096/len(line)))
+	for range (coalesceAt + 64<<10) / len(chunk) { // over coalesceAt, under the budget
+		m.Feed(chunk)
+	}
+	m.Feed([]byte("the end"))
+	release()
+	m.Sync()
+	st := m.Stats()
+	if st.DroppedBytes == 0 || st.AppliedBytes > int64(coalesceKeep+len(chunk)) || !st.Desynced {
+		t.Fatalf("a flood was not coalesced: %+v", st)
+	}
+	if st.AppliedBytes+st.DroppedBytes != st.FedBytes {
+		t.Fatalf("applied %d + dropped %d != fed %d", st.AppliedBytes, st.DroppedBytes, st.FedBytes)
+	}
+	snap := m.Snapshot()
+	if got := snap.Lines[len(snap.Lines)-1]; got != "the end" {
+		t.Fatalf("last row %q: the newest output must be applied", got)
+	}
+}
+
+func TestModelKeepsTUIBursts(t *testing.T) {
+	m, release := stalledModel(t, 40, 5, 0, nil)
+	defer m.Close()
+	frame := []byte("\x1b[H\x1b[2J" + strings.Repeat("\x1b[1;31mx\x1b[0m", 40*5))
+	for range (coalesceAt / 2) / len(frame) { // a stalled model, half of coalesceAt behind
+		m.Feed(frame)
+	}
+	release()
+	m.Sync()
+	if st := m.Stats(); st.DroppedBytes != 0 || st.Desynced {
+		t.Fatalf("a TUI burst under coalesceAt lost output: %+v", st)
 	}
 }

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// benchFootprint: an idle supervisor's memory, CPU and wake-ups, and the
+// cost of starting one.
+func benchFootprint(t *testing.T, e *benchEnv, sz sizes) []Figure {
+	const section = "5. footprint (supervisor of an idle `sleep`)"
+	p := e.start("sleep", "3600")
+	p.discard()
+	e.waitSockets(1)
+	time.Sleep(time.Second) // past start-up
+	pid := p.pid()
+	rss, err := StatusKB(pid, "VmRSS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs0, err := ContextSwitches(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu0, err := CPUTicks(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Duration(sz.idle * float64(time.Second)))
+	cs1, _ := ContextSwitches(pid)
+	cpu1, _ := CPUTicks(pid)
+	p.stop()
+
+	fr := Figure{Section: section, Name: "idle RSS", Unit: "MB", Goal: "≤ 12 MB"}
+	fr.Summarise([]float64{float64(rss) / 1024})
+	fr.Judge(fr.Median <= 12)
+	wakes := float64(cs1-cs0) / sz.idle
+	fw := Figure{Section: section, Name: fmt.Sprintf("idle wake-ups (context switches, %gs)", sz.idle), Unit: "/s",
+		Goal: "no periodic wake-ups", Note: fmt.Sprintf("%d switches, %d ms CPU in %gs", cs1-cs0, (cpu1-cpu0)*10, sz.idle)}
+	fw.Summarise([]float64{wakes})
+	// A periodic timer of even 1 Hz shows as ≥ 1 switch a second.
+	fw.Judge(wakes < 0.5)
+
+	startups, _ := e.timeCommand(sz.startups, "start", "--profile", "shell", e.doc(), "--", "true")
+	var direct []float64
+	for range sz.startups {
+		t0 := time.Now()
+		if err := exec.Command("true").Run(); err != nil {
+			t.Fatal(err)
+		}
+		direct = append(direct, ms(time.Since(t0)))
+	}
+	fs := Figure{Section: section, Name: "sup start -- true (to sup's exit)", Unit: "ms"}
+	fs.Summarise(startups)
+	fs.SummariseBaseline("exec true", direct)
+	return []Figure{fr, fw, fs}
+}
