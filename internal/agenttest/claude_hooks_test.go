@@ -15,11 +15,20 @@ import (
 
 // installHooks runs `sup hooks install claude --user` into the sandbox
 // before claude starts, as a user would.
-func installHooks(a *Agent) {
-	cmd := exec.Command(a.Sup, "hooks", "install", "claude", "--user", "--sup-path", a.Sup)
+func installHooks(a *Agent) { installClaudeHooks(a, "--user") }
+
+// installProjectHooks runs `sup hooks install claude --project DIR` for the
+// agent's project directory before claude starts.
+func installProjectHooks(a *Agent) { installClaudeHooks(a, "--project", a.Dir) }
+
+// installClaudeHooks runs `sup hooks install claude SCOPE...` in the
+// sandbox.
+func installClaudeHooks(a *Agent, scope ...string) {
+	args := append([]string{"hooks", "install", "claude"}, scope...)
+	cmd := exec.Command(a.Sup, append(args, "--sup-path", a.Sup)...)
 	cmd.Env = append(os.Environ(), "HOME="+a.Home, "CLAUDE_CONFIG_DIR="+filepath.Join(a.Home, ".claude"))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		a.T.Fatalf("sup hooks install claude --user: %v\n%s", err, out)
+		a.T.Fatalf("sup %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 
