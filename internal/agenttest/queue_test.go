@@ -144,8 +144,9 @@ func (d *desk) turnEnded(e queueEntry, since int64, summary string) {
 const asQueueTimeout = 5 * time.Second
 
 // TestClaudeQueueAS1Permission is AS-1, single permission block: Claude
-// asks to run a command → the queue shows it (reason permission; with
-// hooks, the command in the summary) → `sup next` lands the client on its
+// asks to run a command → the queue shows it (reason permission, the
+// command in the summary: the hook's `Bash: touch as1.txt`, or the screen
+// rule's `touch as1.txt`) → `sup next` lands the client on its
 // pane → the human approves there with Enter → the session leaves the
 // queue while Claude works (busy) → when the turn ends it is a new entry:
 // ready, a later waiting_since.
@@ -169,7 +170,7 @@ func TestClaudeQueueAS1Permission(t *testing.T) {
 				}
 				if queued.IsZero() {
 					if got, in := d.entry(); in && got.Activity == "needs_confirmation" && got.Reason == "permission" &&
-						(!hooked || strings.Contains(got.Summary, "touch as1.txt")) {
+						strings.Contains(got.Summary, "touch as1.txt") {
 						e, queued = got, time.Now()
 					}
 				}
