@@ -152,61 +152,56 @@ const asQueueTimeout = 5 * time.Second
 // ready, a later waiting_since.
 func TestClaudeQueueAS1Permission(t *testing.T) {
 	t.Parallel()
-	for _, hooked := range []bool{true, false} {
-		t.Run(hooksName(hooked), func(t *testing.T) {
-			t.Parallel()
-			d := newDesk(t, hooked)
-			a := d.a
-			next := watchActivity(t, a)
-			a.Type("RUN: touch as1.txt")
-			next("busy")
+	withAndWithoutHooks(t, func(t *testing.T, d *desk, next func(string) ipc.Event) {
+		a := d.a
+		a.Type("RUN: touch as1.txt")
 
-			// In the queue within a few seconds of the prompt showing.
-			var shown, queued time.Time
-			var e queueEntry
-			testutil.WaitUntil(t, ScreenTimeout, "the permission prompt, and Claude queued for it", func() bool {
-				if shown.IsZero() && strings.Contains(a.Screen(), ClaudePermission) {
-					shown = time.Now()
+		// In the queue within a few seconds of the prompt showing.
+		var shown, queued time.Time
+		var e queueEntry
+		testutil.WaitUntil(t, ScreenTimeout, "the permission prompt, and Claude queued for it", func() bool {
+			if shown.IsZero() && strings.Contains(a.Screen(), ClaudePermission) {
+				shown = time.Now()
+			}
+			if queued.IsZero() {
+				if got, in := d.entry(); in && got.Activity == "needs_confirmation" && got.Reason == "permission" &&
+					strings.Contains(got.Summary, "touch as1.txt") {
+					e, queued = got, time.Now()
 				}
-				if queued.IsZero() {
-					if got, in := d.entry(); in && got.Activity == "needs_confirmation" && got.Reason == "permission" &&
-						strings.Contains(got.Summary, "touch as1.txt") {
-						e, queued = got, time.Now()
-					}
-				}
-				return !shown.IsZero() && !queued.IsZero()
-			})
-			lag := max(queued.Sub(shown), 0)
-			t.Logf("queued %v after the prompt showed (reason %q, summary %q)", lag, e.Reason, e.Summary)
-			if lag > asQueueTimeout {
-				t.Fatalf("queued %v after the prompt showed, want within %v", lag, asQueueTimeout)
 			}
-			if e.Position != 1 || e.Cooling || e.WaitingSince == 0 {
-				t.Fatalf("the queue entry: %+v", e)
-			}
-
-			out := d.supAsClient("next")
-			if got := d.clientPane(); got != a.Pane || !strings.Contains(out, a.Pane) {
-				t.Fatalf("sup next printed %q and left the client on %s, want Claude's %s", out, got, a.Pane)
-			}
-
-			// The answer after the tool streams for a while, so that the
-			// busy spell can be seen in the queue.
-			a.Model.Queue(fakemodel.Turn{Text: "done: approved", Delay: 4 * time.Second})
-			a.PressUntilGoneVia(d.client, ClaudePermission, "\r")
-			next("busy")
-			if st := d.waitLeft("Claude to leave the queue once approved"); st.Activity != "busy" || st.WaitingSince != 0 {
-				t.Fatalf("out of the queue: activity %q waiting_since %d, want busy, 0", st.Activity, st.WaitingSince)
-			}
-
-			back := d.waitEntry("Claude back in the queue after the turn", func(q queueEntry) bool { return q.Activity == "ready" })
-			d.turnEnded(back, e.WaitingSince, "done: approved")
-			if _, err := os.Stat(filepath.Join(a.Dir, "as1.txt")); err != nil {
-				t.Fatalf("the approved command did not run: %v", err)
-			}
-			a.WaitScreen(ClaudeAnswerMark + "done: approved")
+			return !shown.IsZero() && !queued.IsZero()
 		})
-	}
+		next("needs_confirmation") // so that the busy below is the approval's
+		lag := max(queued.Sub(shown), 0)
+		t.Logf("queued %v after the prompt showed (reason %q, summary %q)", lag, e.Reason, e.Summary)
+		if lag > asQueueTimeout {
+			t.Fatalf("queued %v after the prompt showed, want within %v", lag, asQueueTimeout)
+		}
+		if e.Position != 1 || e.Cooling || e.WaitingSince == 0 {
+			t.Fatalf("the queue entry: %+v", e)
+		}
+
+		out := d.supAsClient("next")
+		if got := d.clientPane(); got != a.Pane || !strings.Contains(out, a.Pane) {
+			t.Fatalf("sup next printed %q and left the client on %s, want Claude's %s", out, got, a.Pane)
+		}
+
+		// The answer after the tool streams for a while, so that the
+		// busy spell can be seen in the queue.
+		a.Model.Queue(fakemodel.Turn{Text: "done: approved", Delay: 4 * time.Second})
+		a.PressUntilGoneVia(d.client, ClaudePermission, "\r")
+		next("busy")
+		if st := d.waitLeft("Claude to leave the queue once approved"); st.Activity != "busy" || st.WaitingSince != 0 {
+			t.Fatalf("out of the queue: activity %q waiting_since %d, want busy, 0", st.Activity, st.WaitingSince)
+		}
+
+		back := d.waitEntry("Claude back in the queue after the turn", func(q queueEntry) bool { return q.Activity == "ready" })
+		d.turnEnded(back, e.WaitingSince, "done: approved")
+		if _, err := os.Stat(filepath.Join(a.Dir, "as1.txt")); err != nil {
+			t.Fatalf("the approved command did not run: %v", err)
+		}
+		a.WaitScreen(ClaudeAnswerMark + "done: approved")
+	})
 }
 
 // TestClaudeQueueAS3AnsweredInPane is AS-3, answered in the pane: a
@@ -216,43 +211,51 @@ func TestClaudeQueueAS1Permission(t *testing.T) {
 // ends it is a new entry with a later waiting_since.
 func TestClaudeQueueAS3AnsweredInPane(t *testing.T) {
 	t.Parallel()
-	for _, hooked := range []bool{true, false} {
-		t.Run(hooksName(hooked), func(t *testing.T) {
-			t.Parallel()
-			d := newDesk(t, hooked)
-			a := d.a
-			next := watchActivity(t, a)
-			a.Type("SAY first turn over")
-			next("busy")
-			first := d.waitEntry("Claude queued after its first turn", func(q queueEntry) bool {
-				return q.Activity == "ready" && (!hooked || q.Reason == "stopped")
-			})
-			d.turnEnded(first, 0, "first turn over")
-
-			// The human happens to be on the pane: moved by tmux, not sup.
-			if _, err := a.Tmux.Run("select-window", "-t", a.Pane, ";", "select-pane", "-t", a.Pane); err != nil {
-				t.Fatal(err)
-			}
-			if got := d.clientPane(); got != a.Pane {
-				t.Fatalf("the client is on %s, want Claude's %s", got, a.Pane)
-			}
-			a.TypeVia(d.client, "SLOW 4")
-			next("busy")
-			if st := d.waitLeft("Claude to leave the queue once answered in its pane"); st.Activity != "busy" || st.WaitingSince != 0 {
-				t.Fatalf("out of the queue: activity %q waiting_since %d, want busy, 0", st.Activity, st.WaitingSince)
-			}
-			back := d.waitEntry("Claude back in the queue after the typed turn", func(q queueEntry) bool { return q.Activity == "ready" })
-			d.turnEnded(back, first.WaitingSince, "streaming slowly: ")
-			if got := d.clientPane(); got != a.Pane {
-				t.Fatalf("the client moved to %s by itself", got)
-			}
+	withAndWithoutHooks(t, func(t *testing.T, d *desk, next func(string) ipc.Event) {
+		a, hooked := d.a, d.hooked
+		// Long enough for the screen to see the busy spell, which a
+		// screen-only supervisor samples every 50 ms at most.
+		a.Model.Queue(fakemodel.Turn{Text: "first turn over", Delay: 2 * time.Second})
+		a.Type("first turn")
+		next("busy")
+		first := d.waitEntry("Claude queued after its first turn", func(q queueEntry) bool {
+			return q.Activity == "ready" && (!hooked || q.Reason == "stopped")
 		})
-	}
+		d.turnEnded(first, 0, "first turn over")
+
+		// The human happens to be on the pane: moved by tmux, not sup.
+		if _, err := a.Tmux.Run("select-window", "-t", a.Pane, ";", "select-pane", "-t", a.Pane); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.clientPane(); got != a.Pane {
+			t.Fatalf("the client is on %s, want Claude's %s", got, a.Pane)
+		}
+		a.TypeVia(d.client, "SLOW 4")
+		next("busy")
+		if st := d.waitLeft("Claude to leave the queue once answered in its pane"); st.Activity != "busy" || st.WaitingSince != 0 {
+			t.Fatalf("out of the queue: activity %q waiting_since %d, want busy, 0", st.Activity, st.WaitingSince)
+		}
+		back := d.waitEntry("Claude back in the queue after the typed turn", func(q queueEntry) bool { return q.Activity == "ready" })
+		d.turnEnded(back, first.WaitingSince, "streaming slowly: ")
+		if got := d.clientPane(); got != a.Pane {
+			t.Fatalf("the client moved to %s by itself", got)
+		}
+	})
 }
 
-func hooksName(hooked bool) string {
-	if hooked {
-		return "hooks"
+// withAndWithoutHooks runs scenario twice in parallel: as subtest
+// "hooks" with the project hooks installed, and as "screen" with none.
+// Each gets a desk of its own and a watch on its session's activity.
+func withAndWithoutHooks(t *testing.T, scenario func(t *testing.T, d *desk, next func(string) ipc.Event)) {
+	for _, hooked := range []bool{true, false} {
+		name := "screen"
+		if hooked {
+			name = "hooks"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := newDesk(t, hooked)
+			scenario(t, d, watchActivity(t, d.a))
+		})
 	}
-	return "screen"
 }
