@@ -155,19 +155,7 @@ func (f *fleet) wantClientOn(pane, when string) {
 // clientPane is the pane the human's client shows.
 func (f *fleet) clientPane() string {
 	f.t.Helper()
-	// list-clients, not display-message -c: the latter evaluates the
-	// format for tmux's "current" pane, whichever client that is.
-	out, err := f.tm.Run("list-clients", "-F", "#{client_tty} #{pane_id}")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if tty, pane, ok := strings.Cut(line, " "); ok && tty == f.client.TTY {
-			return pane
-		}
-	}
-	f.t.Fatalf("client %s is not attached: %q", f.client.TTY, out)
-	return ""
+	return f.tm.ClientPane(f.t, f.client)
 }
 
 func (f *fleet) next() string {

@@ -58,7 +58,7 @@ func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce t
 			}
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
-			Reason: res.Reason, Stuck: activity.Stuck(res.Activity), At: time.Now()})
+			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
 	}
 }
 

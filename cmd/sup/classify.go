@@ -26,8 +26,9 @@ func classifyCommand() *cli.Command {
 		ArgsUsage: "[FILE]",
 		Description: "Renders FILE (or stdin, also with FILE \"-\"), the raw bytes an agent wrote to its terminal\n" +
 			"(e.g. from tmux pipe-pane -O), on a COLSxROWS screen and applies the profile's classify:\n" +
-			"rules. Prints activity, reason, the deciding rule and the draft in the input box (a\n" +
-			"multi-line draft with \\n between its lines); --json prints the same as one object.",
+			"rules. Prints activity, reason, the deciding rule, the draft in the input box (a\n" +
+			"multi-line draft with \\n between its lines) and the rule's summary (a permission prompt's\n" +
+			"command); --json prints the same as one object.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "the profile whose pack to use: claude, codex, gemini or a user profile"},
 			&cli.StringFlag{Name: "size", Value: "120x40", Usage: "screen size COLSxROWS the bytes were written for"},
@@ -81,6 +82,7 @@ func classifyCommand() *cli.Command {
 				{"reason", res.Reason},
 				{"rule", res.Rule},
 				{"draft", strings.ReplaceAll(res.Draft, "\n", `\n`)},
+				{"summary", res.Summary},
 			} {
 				fmt.Println(strings.TrimRight(kv[0]+" "+kv[1], " "))
 			}

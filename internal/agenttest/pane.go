@@ -243,9 +243,24 @@ const retryKeysAfter = 500 * time.Millisecond
 // dialog is gone by then.
 func (a *Agent) PressUntilGone(substr string, keys ...string) {
 	a.T.Helper()
+	a.untilGone(substr, fmt.Sprint(keys), func() { a.Keys(keys...) })
+}
+
+// PressUntilGoneVia is PressUntilGone with the keys typed into the tmux
+// client c (raw terminal input: "\r" is Enter), as a person at that
+// terminal would; c must show the agent's pane.
+func (a *Agent) PressUntilGoneVia(c *testutil.Client, substr, keys string) {
+	a.T.Helper()
+	a.untilGone(substr, fmt.Sprintf("%q on client %s", keys, c.TTY), func() { c.Type(a.T, keys) })
+}
+
+// untilGone calls press until substr has left the screen; see
+// PressUntilGone.
+func (a *Agent) untilGone(substr, what string, press func()) {
+	a.T.Helper()
 	deadline := time.Now().Add(ScreenTimeout)
 	for {
-		a.Keys(keys...)
+		press()
 		next := time.Now().Add(retryKeysAfter)
 		for time.Now().Before(next) {
 			out, err := a.Tmux.Run("capture-pane", "-p", "-J", "-t", a.Pane)
@@ -255,7 +270,7 @@ func (a *Agent) PressUntilGone(substr string, keys ...string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if time.Now().After(deadline) {
-			a.T.Fatalf("pane %s: %q still on screen %v after pressing %v:\n%s", a.Pane, substr, ScreenTimeout, keys, a.Screen())
+			a.T.Fatalf("pane %s: %q still on screen %v after pressing %s:\n%s", a.Pane, substr, ScreenTimeout, what, a.Screen())
 		}
 	}
 }
@@ -267,15 +282,28 @@ func (a *Agent) PressUntilGone(substr string, keys ...string) {
 // short enough not to wrap in the agent's input box.
 func (a *Agent) Type(text string) {
 	a.T.Helper()
+	a.typeWith(text, func() { a.Tmux.SendLiteral(a.Pane, text) }, func() { a.Keys("Enter") })
+}
+
+// TypeVia is Type with the keys typed into the tmux client c, as the
+// person at that terminal would; c must show the agent's pane.
+func (a *Agent) TypeVia(c *testutil.Client, text string) {
+	a.T.Helper()
+	a.typeWith(text, func() { c.Type(a.T, text) }, func() { c.Type(a.T, "\r") })
+}
+
+// typeWith sends text, waits for it to echo in the pane, then submits.
+func (a *Agent) typeWith(text string, send, enter func()) {
+	a.T.Helper()
 	// Count, so an earlier copy of text on the screen (a previous prompt
 	// in the transcript) does not pass for the echo.
 	before := strings.Count(a.Screen(), text)
-	a.Tmux.SendLiteral(a.Pane, text)
+	send()
 	testutil.WaitUntil(a.T, EchoTimeout, fmt.Sprintf("%q to echo in pane %s", text, a.Pane), func() bool {
 		out, err := a.Tmux.Run("capture-pane", "-p", "-J", "-t", a.Pane)
 		return err == nil && strings.Count(out, text) > before
 	})
-	a.Keys("Enter")
+	enter()
 }
 
 // raceOptions is GORACE for the sup binaries the tests run: a -race build
@@ -288,11 +316,18 @@ func raceOptions() string {
 // SupCmd runs the sup binary with args in the agent's environment (its
 // private runtime dir, so it sees this session) and returns its stdout.
 func (a *Agent) SupCmd(args ...string) (string, error) {
+	return a.SupCmdEnv(nil, args...)
+}
+
+// SupCmdEnv is SupCmd with extra (KEY=value) added last to the
+// environment, overriding the rest.
+func (a *Agent) SupCmdEnv(extra []string, args ...string) (string, error) {
 	cmd := exec.Command(a.Sup, args...)
 	cmd.Env = append(os.Environ(), "GORACE="+raceOptions())
 	for k, v := range a.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	cmd.Env = append(cmd.Env, extra...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

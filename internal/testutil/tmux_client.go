@@ -77,3 +77,21 @@ func (m *Tmux) AttachClient(t testing.TB) *Client {
 	})
 	return c
 }
+
+// ClientPane returns the pane client c shows now.
+func (m *Tmux) ClientPane(t testing.TB, c *Client) string {
+	t.Helper()
+	// list-clients, not display-message -c: the latter evaluates the
+	// format for tmux's "current" pane, whichever client that is.
+	out, err := m.Run("list-clients", "-F", "#{client_tty} #{pane_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if tty, pane, ok := strings.Cut(line, " "); ok && tty == c.TTY {
+			return pane
+		}
+	}
+	t.Fatalf("client %s is not attached: %q", c.TTY, out)
+	return ""
+}

@@ -34,21 +34,21 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 	case "Notification":
 		switch e.NotificationType {
 		case "permission_prompt":
-			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", firstLine(e.Message)
+			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", FirstLine(e.Message)
 		case "ToolPermission":
 			// Gemini CLI: its payload names the tool and command
 			// (hooks.Parse reads them from details).
 			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", permissionSummary(e)
 			if s.Summary == "" {
-				s.Summary = firstLine(e.Message)
+				s.Summary = FirstLine(e.Message)
 			}
 		case "elicitation_dialog":
-			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "question", firstLine(e.Message)
+			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "question", FirstLine(e.Message)
 		default:
 			return Signal{}, false // idle reminders and the like restate, they do not change
 		}
 	case "Stop", "agent-turn-complete", "AfterAgent":
-		s.Activity, s.Reason, s.Summary = Ready, "stopped", firstLine(e.Message)
+		s.Activity, s.Reason, s.Summary = Ready, "stopped", FirstLine(e.Message)
 	default:
 		return Signal{}, false
 	}
@@ -59,18 +59,19 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 func permissionSummary(e HookEvent) string {
 	switch {
 	case e.ToolName != "" && e.Command != "":
-		return e.ToolName + ": " + firstLine(e.Command)
+		return e.ToolName + ": " + FirstLine(e.Command)
 	case e.ToolName != "":
 		return e.ToolName
 	}
-	return firstLine(e.Command)
+	return FirstLine(e.Command)
 }
 
 // maxSummary bounds summaries: they are display text for one line of a list.
 const maxSummary = 200
 
-// firstLine is the first non-empty line of s, at most maxSummary runes.
-func firstLine(s string) string {
+// FirstLine is the first non-empty line of s, at most maxSummary runes:
+// a summary (hooks and screen rules both make theirs with it).
+func FirstLine(s string) string {
 	for _, line := range strings.Split(s, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if utf8.RuneCountInString(line) > maxSummary {

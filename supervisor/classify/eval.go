@@ -89,6 +89,7 @@ func (p *Pack) Classify(snap screen.Snapshot) Result {
 		v.lines = strings.Split(snap.Text, "\n")
 	}
 	best := 0
+	var decided *Rule
 	for i := range p.rules {
 		r := &p.rules[i]
 		rk := rank(r.Activity)
@@ -96,8 +97,13 @@ func (p *Pack) Classify(snap screen.Snapshot) Result {
 			continue
 		}
 		if v.all(r.conds) {
-			best = rk
+			best, decided = rk, r
 			res = Result{Activity: r.Activity, Reason: r.Reason, Rule: r.Name, Matched: true}
+		}
+	}
+	if decided != nil && decided.summary != nil {
+		if m := decided.summary.FindStringSubmatch(v.screenText()); m != nil {
+			res.Summary = activity.FirstLine(m[1])
 		}
 	}
 	res.Draft = v.draft()

@@ -42,6 +42,7 @@ type Rule struct {
 	Reason   string
 	Line     int // line of the rule in its YAML file, 0 if unknown
 	conds    []cond
+	summary  *regexp.Regexp // group 1 on the screen text is the Result's summary; nil: none
 }
 
 // Result is what a pack makes of one screen.
@@ -50,7 +51,11 @@ type Result struct {
 	Reason   string            `json:"reason"`
 	Rule     string            `json:"rule"`  // the rule that decided, "" if none matched
 	Draft    string            `json:"draft"` // unsent text in the input box, "" if none (or no input box)
-	Matched  bool              `json:"matched"`
+	// Summary is what the deciding rule's summary regex captured (the
+	// command a permission prompt asks about), "" if it has none or it
+	// did not match.
+	Summary string `json:"summary"`
+	Matched bool   `json:"matched"`
 }
 
 // rank orders activities by precedence; 0 for anything a rule cannot yield.
@@ -140,6 +145,7 @@ type rawRule struct {
 	Name     string `yaml:"name"`
 	Activity string `yaml:"activity"`
 	Reason   string `yaml:"reason"`
+	Summary  string `yaml:"summary"`
 	rawConds `yaml:",inline"`
 }
 
@@ -234,6 +240,16 @@ func compileRule(n *yaml.Node, hasInput bool) (Rule, error) {
 	r.Reason = raw.Reason
 	if r.Reason == "" {
 		r.Reason = raw.Name
+	}
+	if raw.Summary != "" {
+		re, err := compileRegex("summary", raw.Summary)
+		if err != nil {
+			return r, err
+		}
+		if re.NumSubexp() < 1 {
+			return r, fmt.Errorf("summary %q: needs a capture group for the summary", raw.Summary)
+		}
+		r.summary = re
 	}
 	conds, err := compileConds(raw.rawConds, hasInput)
 	if err != nil {

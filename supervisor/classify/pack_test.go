@@ -28,7 +28,7 @@ draft:
     - text: '^Try again$'
       below_input: 'shortcuts'
 rules:
-  - {name: ask, activity: needs_confirmation, screen: '(?m)^ +> 1\. Yes', input_box: false}
+  - {name: ask, activity: needs_confirmation, screen: '(?m)^ +> 1\. Yes', input_box: false, summary: '(?m)^Run (.+)\?$'}
   - {name: failing, activity: error, reason: retrying, above_input: 'retrying in', above_input_lines: 2}
   - {name: footer_busy, activity: busy, reason: working, below_input: 'esc to interrupt'}
   - {name: title_busy, activity: busy, title: '^\*'}
@@ -52,7 +52,9 @@ func TestUnitClassifyRules(t *testing.T) {
 			classify.Result{Activity: activity.Error, Reason: "retrying", Rule: "failing", Matched: true}},
 		{"above_input_lines: an old retry line further up does not count", raw("* retrying in 2s", "answer", "done", "-----", "> ", "-----"),
 			classify.Result{Activity: activity.Ready, Reason: "prompt", Rule: "waiting", Matched: true}},
-		{"a dialog hides the input box", raw("Run it?", " > 1. Yes", "   2. No", "Esc to cancel"),
+		{"a dialog hides the input box; its summary regex names what it asks about", raw("Run it?", " > 1. Yes", "   2. No", "Esc to cancel"),
+			classify.Result{Activity: activity.NeedsConfirmation, Reason: "ask", Rule: "ask", Summary: "it", Matched: true}},
+		{"a summary regex that does not match leaves the summary empty", raw("Proceed?", " > 1. Yes", "   2. No"),
 			classify.Result{Activity: activity.NeedsConfirmation, Reason: "ask", Rule: "ask", Matched: true}},
 		{"prose that reads like a dialog, input box there", raw(" > 1. Yes", "   2. No", "-----", "> ", "-----"),
 			classify.Result{Activity: activity.Ready, Reason: "prompt", Rule: "waiting", Matched: true}},
@@ -237,7 +239,7 @@ func TestUnitPackErrors(t *testing.T) {
 		{"rules:\n  - {name: busy_footer, activity: busy, screen: '(esc'}",
 			`rule "busy_footer" (line 2): screen: bad regex: error parsing regexp: missing closing ): ` + "`(esc`"},
 		{"rules:\n  - {name: r, activity: busy, screem: 'x'}",
-			`rule "r" (line 2): line 2: unknown key screem in rule (valid: above_input, above_input_lines, activity, agent_state, alt_screen, below_input, bottom, input_box, match, name, not_above_input, not_agent_state, not_below_input, not_match, not_screen, not_title, reason, screen, title)`},
+			`rule "r" (line 2): line 2: unknown key screem in rule (valid: above_input, above_input_lines, activity, agent_state, alt_screen, below_input, bottom, input_box, match, name, not_above_input, not_agent_state, not_below_input, not_match, not_screen, not_title, reason, screen, summary, title)`},
 		{"rules:\n  - {name: r, activity: working, screen: x}", `rule "r" (line 2): activity "working": want one of ready, busy, needs_confirmation, error`},
 		{"rules:\n  - {name: r, activity: unknown, screen: x}", `activity "unknown"`},
 		{"rules:\n  - {activity: busy, screen: x}", "rules[0] (line 2): name is required"},
@@ -251,6 +253,8 @@ func TestUnitPackErrors(t *testing.T) {
 		{"rules:\n  - {name: r, activity: busy, above_input: x}", "need the pack's draft: block"},
 		{"rules:\n  - {name: r, activity: busy, input_box: true}", "need the pack's draft: block"},
 		{"rules:\n  - {name: r, activity: busy, screen: ''}", "screen: empty regex"},
+		{"rules:\n  - {name: r, activity: busy, screen: x, summary: 'x.*'}", `rule "r" (line 2): summary "x.*": needs a capture group`},
+		{"rules:\n  - {name: r, activity: busy, screen: x, summary: '(x'}", `rule "r" (line 2): summary: bad regex`},
 		{"rules:\n  - {name: r, activity: busy, bottom: x, match: y}", `rule "r" (line 2): line 2: cannot unmarshal`},
 		{"rules:\n  - {name: r, activity: busy, alt_screen: maybe}", `rule "r" (line 2)`},
 		{"rules: {name: r}", "rules (line 1): want a list of rules"},
