@@ -36,7 +36,8 @@ func TestUnitWriteQueueFile(t *testing.T) {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("dir: %v, %v; want mode 0700", fi, err)
 	}
-	if names, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*")); len(names) != 1 {
-		t.Fatalf("queue dir holds %v, want only the file", names)
+	// ReadDir, not Glob: "*" would not match a leftover dot-file.
+	if entries, err := os.ReadDir(filepath.Dir(path)); err != nil || len(entries) != 1 {
+		t.Fatalf("queue dir holds %v (%v), want only the file", entries, err)
 	}
 }
