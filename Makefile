@@ -71,7 +71,7 @@ bench-pump:
 
 # The broker's fan-out: Discover and the queue over 200 live sockets.
 bench-broker:
-	$(GO) test -run='^$$' -bench=Discover200 -benchtime=50x ./broker/
+	$(GO) test -run='^$$' -bench='Discover200|StatusLine200' -benchtime=50x ./broker/
 
 # Request → first byte at the agent: socket trigger vs tmux send-keys, p50/p95.
 bench-trigger:

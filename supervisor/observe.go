@@ -40,6 +40,7 @@ func (s *Session) publishActivity(st activity.State) {
 		"waiting_since": unixMilli(st.WaitingSince),
 		"skip_until":    unixMilli(st.SkipUntil),
 	})
+	s.publishQueue()
 }
 
 func unixMilli(t time.Time) int64 {

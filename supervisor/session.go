@@ -54,6 +54,7 @@ type Session struct {
 	lastOutput atomic.Int64         // unix ms of the child's last output
 
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
+	queue *queueFile // nil: facts not published (no runtime dir, tests)
 
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
@@ -126,6 +127,7 @@ func (s *Session) setLifecycle(l string) {
 	s.mu.Lock()
 	s.lifecycle = l
 	s.mu.Unlock()
+	s.publishQueue()
 	s.trig.poke()
 }
 

@@ -24,6 +24,7 @@ type socketWatch struct {
 	srv       *ipc.Server
 	ln        net.Listener
 	log       *slog.Logger
+	relisted  func()   // after the socket was recreated
 	f         *os.File // the inotify instance, non-blocking via the poller
 	wd        int
 	quit      chan struct{} // closed by stop
@@ -38,13 +39,14 @@ const (
 )
 
 // watchSocket starts watching; stop must run before the server shuts down,
-// since closing the listener unlinks the socket.
-func watchSocket(dir, sock string, srv *ipc.Server, ln net.Listener, log *slog.Logger) (stop func(), err error) {
+// since closing the listener unlinks the socket. relisted runs after each
+// recreation (the queue file went with a deleted dir).
+func watchSocket(dir, sock string, srv *ipc.Server, ln net.Listener, log *slog.Logger, relisted func()) (stop func(), err error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	w := &socketWatch{dir: dir, sock: sock, srv: srv, ln: ln, log: log,
+	w := &socketWatch{dir: dir, sock: sock, srv: srv, ln: ln, log: log, relisted: relisted,
 		f: os.NewFile(uintptr(fd), "inotify"), quit: make(chan struct{}), done: make(chan struct{})}
 	if w.wd, err = unix.InotifyAddWatch(fd, dir, watchDirMask); err != nil {
 		w.f.Close()
@@ -121,6 +123,7 @@ func (w *socketWatch) relisten() bool {
 			w.ln = ln
 			go w.srv.Serve(ln) // Returns when the server shuts down.
 			w.log.Info("socket_recreated", "path", w.sock)
+			w.relisted()
 			return true
 		}
 		w.log.Error("socket_recreate_failed", "path", w.sock, "err", err, "retry_in", backoff.String())

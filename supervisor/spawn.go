@@ -60,6 +60,7 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 	s.tracker.Started(c.startedAt)
 	s.lifecycle = LifecycleRunning
 	s.mu.Unlock()
+	s.publishQueue() // the new plan may bring a new name, workspace or role
 	s.in.attach(c.ptmx)
 	if s.resizer != nil {
 		// A resize between ptySize and registering c went to nobody.

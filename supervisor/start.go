@@ -103,7 +103,7 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	defer srv.Shutdown(time.Second)
 	// After the Shutdown defer, so it runs first: closing the listener
 	// unlinks the socket, which the watch must not take for a deletion.
-	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log); err != nil {
+	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, sess.republishQueue); err != nil {
 		log.Warn("socket_watch_failed", "err", err)
 	} else {
 		defer stop()
@@ -129,6 +129,9 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	defer signal.Stop(pipes)
 	sess.SetSignals(sigs)
 	log.Info("socket_listening", "path", sock)
+	// Deferred last, so it runs first: the facts go before the socket.
+	sess.publishQueueTo(ipc.QueueFile(runtimeDir, plan.SessionID))
+	defer sess.unpublishQueue()
 	return sess.Run(ctx)
 }
 

@@ -234,23 +234,21 @@ func skipSession(ctx context.Context, s broker.Session, cooldown time.Duration) 
 	return res, err
 }
 
-// statusTimeout is short: tmux runs the status line every few seconds and
-// a wedged supervisor must not freeze it.
-const statusTimeout = 250 * time.Millisecond
-
 func statusLineCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status-line",
 		Usage: "print a short queue summary for tmux's status-right: '#(sup status-line)'",
-		Action: func(ctx context.Context, cmd *cli.Command) error {
+		Action: func(_ context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			res, err := broker.Discover(ctx, runtimeDir(), statusTimeout)
+			// The queue files, not the sockets: tmux runs this for every
+			// client every status-interval (specs/broker.md).
+			sessions, err := broker.ReadQueueFiles(runtimeDir())
 			if err != nil {
 				return err
 			}
-			fmt.Println(statusLine(broker.Queue(res.Sessions, time.Now())))
+			fmt.Println(statusLine(broker.Queue(sessions, time.Now())))
 			return nil
 		},
 	}

@@ -1,0 +1,125 @@
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sup-tmux/sup/ipc"
+	"golang.org/x/sys/unix"
+)
+
+// ReadQueueFiles returns the sessions that published queue facts in
+// <runtimeDir>/queue (ipc.QueueFacts), without dialling any socket: the
+// fast path of `sup status-line`. Only Socket and the facts' fields of each
+// State are set. A supervisor is alive when its socket is listed in
+// runtimeDir and its sup_pid answers kill(pid, 0). A file whose supervisor
+// is gone is ignored and removed; a file that does not parse is ignored,
+// and removed too if its socket is gone. A missing dir is an empty result.
+func ReadQueueFiles(runtimeDir string) ([]Session, error) {
+	dir := ipc.QueueDir(runtimeDir)
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open queue dir: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list queue dir: %w", err)
+	}
+	live, err := listedSockets(runtimeDir)
+	if err != nil {
+		return nil, err
+	}
+	dirfd := int(d.Fd())
+	buf := make([]byte, maxQueueFile)
+	var sessions []Session
+	for _, name := range names {
+		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, buf); ok {
+			sessions = append(sessions, s)
+		}
+	}
+	return sessions, nil
+}
+
+// listedSockets is the set of session ids with a socket in runtimeDir: one
+// listing instead of a stat per file.
+func listedSockets(runtimeDir string) (map[string]bool, error) {
+	d, err := os.Open(runtimeDir)
+	if err != nil {
+		return nil, fmt.Errorf("open runtime dir: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list runtime dir: %w", err)
+	}
+	live := make(map[string]bool, len(names))
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".sock"); ok {
+			live[id] = true
+		}
+	}
+	return live, nil
+}
+
+// readLiveQueueFile reads queue file name in dirfd: the session, if its
+// supervisor is alive and the file is sound (the file is removed when its
+// supervisor is gone).
+func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte) (Session, bool) {
+	id, ok := strings.CutSuffix(name, ".json")
+	if !ok || strings.HasPrefix(id, ".") {
+		return Session{}, false // a writer's temporary file, or not ours
+	}
+	f, err := readQueueFile(dirfd, name, buf)
+	alive := live[id] && (err != nil || pidAlive(f.SupPID))
+	if !alive {
+		unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
+	}
+	if err != nil || !alive || f.SessionID != id {
+		return Session{}, false
+	}
+	return Session{Socket: filepath.Join(runtimeDir, id+".sock"), State: f.State()}, true
+}
+
+// maxQueueFile bounds a queue file: the facts take a few hundred bytes; a
+// bigger file is not one a supervisor wrote.
+const maxQueueFile = 16 << 10
+
+// readQueueFile reads dirfd's file name into buf with raw openat/read/
+// close: os.ReadFile's path walk, extra stat, poller registration and EOF
+// read were most of status-line's time at 200 files
+// (BenchmarkStatusLine200).
+func readQueueFile(dirfd int, name string, buf []byte) (ipc.QueueFacts, error) {
+	var f ipc.QueueFacts
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return f, err
+	}
+	n, err := unix.Read(fd, buf)
+	unix.Close(fd) // Best effort: read-only.
+	switch {
+	case err != nil:
+		return f, err
+	case n == len(buf):
+		return f, fmt.Errorf("queue file %s: over %d bytes", name, len(buf))
+	}
+	return f, json.Unmarshal(buf[:n], &f)
+}
+
+// pidAlive is kill(pid, 0): EPERM still means a process holds the pid.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

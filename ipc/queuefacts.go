@@ -1,0 +1,45 @@
+package ipc
+
+import "path/filepath"
+
+// QueueDirName is the subdirectory of the runtime dir where every
+// supervisor publishes its queue facts as <session-id>.json, so that
+// `sup status-line` can order the stuck queue without dialling a socket. A
+// subdirectory because supervisors watch the runtime dir itself (for their
+// socket's deletion), and files changing there would wake them all.
+const QueueDirName = "queue"
+
+// QueueDir is <runtimeDir>/queue.
+func QueueDir(runtimeDir string) string { return filepath.Join(runtimeDir, QueueDirName) }
+
+// QueueFile is <runtimeDir>/queue/<sessionID>.json. The session id must be
+// one SocketPath accepts.
+func QueueFile(runtimeDir, sessionID string) string {
+	return filepath.Join(QueueDir(runtimeDir), sessionID+".json")
+}
+
+// QueueFacts is the content of a queue file: the part of `state` the stuck
+// queue is ordered by, with the same keys and meanings. The supervisor
+// rewrites it (temp file + rename) whenever one of them changes and
+// removes it when it exits.
+type QueueFacts struct {
+	SessionID    string `json:"session_id"`
+	Name         string `json:"name"`
+	Workspace    string `json:"workspace"`
+	Role         string `json:"role"`
+	Activity     string `json:"activity"`
+	Reason       string `json:"reason"`
+	WaitingSince int64  `json:"waiting_since"` // unix ms, 0: not waiting on the human
+	SkipUntil    int64  `json:"skip_until"`    // unix ms, 0: no skip cooldown
+	SupPID       int    `json:"sup_pid"`
+	Lifecycle    string `json:"lifecycle"`
+}
+
+// State is the facts as a (partial) State, for code that orders States.
+func (f QueueFacts) State() State {
+	return State{
+		SessionID: f.SessionID, Name: f.Name, Workspace: f.Workspace, Role: f.Role,
+		Activity: f.Activity, Reason: f.Reason, WaitingSince: f.WaitingSince, SkipUntil: f.SkipUntil,
+		SupPID: f.SupPID, Lifecycle: f.Lifecycle,
+	}
+}

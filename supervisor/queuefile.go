@@ -1,0 +1,126 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// queueFile is where the session publishes its queue facts for `sup
+// status-line` (<runtime dir>/queue/<id>.json, specs/broker.md): rewritten
+// when a fact changes, never on a timer, and removed when sup exits.
+type queueFile struct {
+	mu      sync.Mutex
+	path    string
+	last    ipc.QueueFacts
+	written bool // the file holds last
+	closed  bool // sup is exiting: late changes must not bring the file back
+}
+
+// publishQueueTo starts publishing the queue facts to path.
+func (s *Session) publishQueueTo(path string) {
+	s.queue = &queueFile{path: path}
+	s.publishQueue()
+}
+
+// publishQueue writes the queue file if a fact changed since the last
+// write. The facts are read under the file's lock, so concurrent callers
+// cannot leave an older snapshot behind the newer one.
+func (s *Session) publishQueue() {
+	q := s.queue
+	if q == nil {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f := s.queueFacts()
+	if q.closed || q.written && f == q.last {
+		return
+	}
+	if err := writeQueueFile(q.path, f); err != nil {
+		q.written = false // retried on the next change
+		s.log.Warn("queue_file_failed", "path", q.path, "err", err)
+		return
+	}
+	q.last, q.written = f, true
+}
+
+// republishQueue rewrites the queue file even if nothing changed: the
+// runtime dir was deleted and recreated under the session.
+func (s *Session) republishQueue() {
+	if q := s.queue; q != nil {
+		q.mu.Lock()
+		q.written = false
+		q.mu.Unlock()
+		s.publishQueue()
+	}
+}
+
+// unpublishQueue removes the queue file for good.
+func (s *Session) unpublishQueue() {
+	q := s.queue
+	if q == nil {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	if err := os.Remove(q.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("queue_file_remove_failed", "path", q.path, "err", err)
+	}
+}
+
+func (s *Session) queueFacts() ipc.QueueFacts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	act := s.act.State(time.Now())
+	return ipc.QueueFacts{
+		SessionID:    s.plan.SessionID,
+		Name:         s.plan.Name,
+		Workspace:    s.plan.Workspace,
+		Role:         s.plan.Role,
+		Activity:     string(act.Activity),
+		Reason:       act.Reason,
+		WaitingSince: unixMilli(act.WaitingSince),
+		SkipUntil:    unixMilli(act.SkipUntil),
+		SupPID:       os.Getpid(),
+		Lifecycle:    s.lifecycle,
+	}
+}
+
+// writeQueueFile replaces path atomically (a temporary file renamed over
+// it, 0600 in a 0700 dir), so a reader sees the old facts or the new ones,
+// never half a file. The temporary name does not end in .json: readers
+// skip it.
+func writeQueueFile(path string, f ipc.QueueFacts) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode queue facts: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("queue dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // 0600
+	if err != nil {
+		return fmt.Errorf("queue file: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name()) // Best effort.
+		return fmt.Errorf("write queue file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name()) // Best effort.
+		return fmt.Errorf("replace queue file: %w", err)
+	}
+	return nil
+}
