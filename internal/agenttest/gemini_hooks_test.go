@@ -38,7 +38,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 		return first.AgentSessionID != ""
 	})
 	next := a.WatchActivity()
-	a.Type("RUN: touch hooked.txt")
+	submitGemini(t, a, "RUN: touch hooked.txt")
 	next("busy")
 	next("needs_confirmation")
 	var st ipc.State
@@ -76,6 +76,13 @@ func TestGeminiHooksDriveState(t *testing.T) {
 
 	// Resume by the exact id: the new Gemini CLI loads the conversation
 	// and sends it with the next prompt.
+	// Blank the pane (tmux's own copy of the screen, not the agent) so the
+	// first run's last frame, which already shows the banner and the
+	// prompt, cannot pass for the resumed CLI: on a loaded machine it
+	// draws seconds after its SessionStart hook.
+	if _, err := a.Tmux.Run("send-keys", "-R", "-t", a.Pane); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.SupCmd("restart", a.Doc); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +95,9 @@ func TestGeminiHooksDriveState(t *testing.T) {
 		return strings.Count(string(data), "event=SessionStart") >= 2
 	})
 	a.WaitGeminiReady()
+	// And until it has finished drawing the conversation it resumed: keys
+	// typed while it still loads can be lost.
+	waitPaneQuiet(t, a, 2*time.Second)
 	r := submitGemini(t, a, "SAY back again")
 	a.WaitScreen(GeminiAnswerMark + "back again")
 	if !strings.Contains(string(r.Body), "touch hooked.txt") {
@@ -118,4 +128,17 @@ func submitGemini(t *testing.T, a *Agent, text string) fakemodel.Request {
 	}
 	t.Fatalf("the model never got %q:\n%s", text, a.Screen())
 	return fakemodel.Request{}
+}
+
+// waitPaneQuiet waits (up to ScreenTimeout) until the pane's screen has not
+// changed for quiet.
+func waitPaneQuiet(t *testing.T, a *Agent, quiet time.Duration) {
+	t.Helper()
+	last, since := a.Screen(), time.Now()
+	testutil.WaitUntil(t, ScreenTimeout, "the pane to stop changing", func() bool {
+		if now := a.Screen(); now != last {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) >= quiet
+	})
 }
