@@ -108,18 +108,7 @@ func writeQueueFile(path string, f ipc.QueueFacts) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("queue dir: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // 0600
-	if err != nil {
-		return fmt.Errorf("queue file: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name()) // Best effort.
-		return fmt.Errorf("write queue file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name()) // Best effort.
+	if err := replaceFile(path, "."+filepath.Base(path)+".*.tmp", data, false); err != nil {
 		return fmt.Errorf("replace queue file: %w", err)
 	}
 	return nil

@@ -87,23 +87,7 @@ func recordSession(stateDir string, e RegistryEntry) error {
 	if err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
-	tmp, err := os.CreateTemp(stateDir, RegistryFile+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("session registry: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // Best effort: gone after the rename.
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("session registry: write: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("session registry: sync: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("session registry: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := replaceFile(path, RegistryFile+".tmp-*", append(data, '\n'), true); err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
 	return nil
