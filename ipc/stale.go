@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -94,6 +95,11 @@ func CleanStale(path string) (removed bool, err error) {
 			return false, nil
 		}
 		return false, fmt.Errorf("ipc: remove stale socket: %w", err)
+	}
+	// The dead supervisor's queue file goes with its socket (status-line
+	// would drop it too, but only when it next runs).
+	if id, ok := strings.CutSuffix(filepath.Base(path), ".sock"); ok {
+		os.Remove(QueueFile(filepath.Dir(path), id)) // Best effort: it may never have been written.
 	}
 	return true, nil
 }

@@ -36,15 +36,23 @@ func TestCleanStale(t *testing.T) {
 	if removed, err := CleanStale(path); removed || err != nil {
 		t.Fatalf("missing path: %v %v", removed, err)
 	}
-	// Stale: removed, lock file gone too; Dial reports ErrStale first.
+	// Stale: removed, lock file and queue file gone too; Dial reports
+	// ErrStale first.
 	leaveStaleSocket(t, path)
+	queueFile := QueueFile(dir, "x")
+	if err := os.MkdirAll(filepath.Dir(queueFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(queueFile, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Dial(path, time.Second); !errors.Is(err, ErrStale) {
 		t.Fatalf("Dial on a stale socket: %v, want ErrStale", err)
 	}
 	if removed, err := CleanStale(path); !removed || err != nil {
 		t.Fatalf("stale socket: removed %v, err %v", removed, err)
 	}
-	for _, p := range []string{path, path + ".lock"} {
+	for _, p := range []string{path, path + ".lock", queueFile} {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("%s still there: %v", p, err)
 		}
