@@ -54,6 +54,13 @@ func ParseFrontmatter(path string, data []byte) (Frontmatter, error) {
 	fail := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", path, line+lineOffset, fmt.Sprintf(format, args...))
 	}
+	// YAML counts a lone CR as a line break, editors and our line numbers
+	// do not: refuse it rather than name lines that do not exist (found by
+	// FuzzFrontmatter).
+	if i := loneCR(block); i >= 0 {
+		return Frontmatter{}, fail(bytes.Count(block[:i], []byte("\n"))+1,
+			"a carriage return (\\r) not followed by a newline; lines end with \\n or \\r\\n")
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(block, &root); err != nil {
 		return Frontmatter{}, yamlError(path, lineOffset, block, err)
@@ -265,4 +272,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// loneCR returns the index of the first CR in b not followed by LF, or -1.
+func loneCR(b []byte) int {
+	for i, c := range b {
+		if c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			return i
+		}
+	}
+	return -1
 }

@@ -179,6 +179,12 @@ func TestUnitFrontmatterErrors(t *testing.T) {
 			contains: []string{"malformed frontmatter YAML"},
 		},
 		{
+			name:     "lone carriage return",
+			doc:      "---\ntitle: x\nsup:\r  cwd: a\n---\n",
+			line:     "doc.md:3: ",
+			contains: []string{`carriage return (\r) not followed by a newline`},
+		},
+		{
 			name:     "frontmatter is a list",
 			doc:      "---\n- a\n- b\n---\n",
 			line:     "doc.md:2: ",
