@@ -115,14 +115,14 @@ func reapOrphans() {
 
 // runFamily lists the live processes of the agent's runs: every process
 // whose ancestry leads to sup through a child of sup outside sup's session
-// (the agent, or an orphan of it reparented to sup), except skip.
-func runFamily(skip int) []int {
+// (the agent, or an orphan of it reparented to sup), except skip, from a
+// /proc table.
+func runFamily(procs []procInfo, skip int) []int {
 	if spawnReqs == nil {
 		return nil // not the family head (a test driving children directly)
 	}
 	self := os.Getpid()
 	mySID, _ := unix.Getsid(0)
-	procs := procTable()
 	byPID := make(map[int]procInfo, len(procs))
 	for _, p := range procs {
 		byPID[p.pid] = p

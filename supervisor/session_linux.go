@@ -10,11 +10,11 @@ import (
 )
 
 // sessionMembers lists the live processes of session sid other than sid
-// itself, from /proc. Background jobs of the agent's shell tool live in
-// their own process groups, so signalling the leader's group misses them.
-func sessionMembers(sid int) []int {
+// itself, from a /proc table. Background jobs of the agent's shell tool live
+// in their own process groups, so signalling the leader's group misses them.
+func sessionMembers(procs []procInfo, sid int) []int {
 	var pids []int
-	for _, p := range procTable() {
+	for _, p := range procs {
 		if p.sid == sid && p.pid != sid && !p.zombie {
 			pids = append(pids, p.pid)
 		}
@@ -49,8 +49,9 @@ func readStat(pid int) (procInfo, bool) {
 // members of its session, and every process whose ancestry leads to sup
 // through the agent (daemons that left the session, reparented to sup).
 func runProcesses(sid int) []int {
-	pids := sessionMembers(sid)
-	for _, pid := range runFamily(sid) {
+	procs := procTable() // one scan of /proc for both lists
+	pids := sessionMembers(procs, sid)
+	for _, pid := range runFamily(procs, sid) {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}
