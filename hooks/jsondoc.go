@@ -160,6 +160,16 @@ func (p *jparser) ws() {
 	}
 }
 
+// separator skips the space after a member or element, and its comma with
+// the space after that.
+func (p *jparser) separator() {
+	p.ws()
+	if p.data[p.i] == ',' {
+		p.i++
+		p.ws()
+	}
+}
+
 func (p *jparser) value() *jnode {
 	start := p.i
 	n := p.value1()
@@ -183,11 +193,7 @@ func (p *jparser) value1() *jnode {
 			n.keys = append(n.keys, k)
 			n.raw = append(n.raw, raw)
 			n.vals = append(n.vals, p.value())
-			p.ws()
-			if p.data[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
+			p.separator()
 		}
 		p.i++
 		return n
@@ -197,11 +203,7 @@ func (p *jparser) value1() *jnode {
 		p.ws()
 		for p.data[p.i] != ']' {
 			n.vals = append(n.vals, p.value())
-			p.ws()
-			if p.data[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
+			p.separator()
 		}
 		p.i++
 		return n
