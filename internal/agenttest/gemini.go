@@ -44,8 +44,8 @@ const GeminiAPIKey = "gemini-sup-tests-fake-key-not-a-secret"
 // (unless WithoutTrust) besides the WithTrust directories, and returns the
 // environment to run it with: HOME, GEMINI_CLI_HOME, GEMINI_API_KEY,
 // GOOGLE_GEMINI_BASE_URL, PATH with a directory holding `gemini` first,
-// then opts' Env. ~/.gemini/settings.json is geminiSettings merged with
-// WithGeminiSettings; ~/.gemini/trustedFolders.json trusts the
+// then opts' Env. ~/.gemini/settings.json is geminiSettings;
+// ~/.gemini/trustedFolders.json trusts the
 // directories. It skips or fails like AgentBin when gemini is not
 // installed.
 func GeminiSandbox(t testing.TB, modelURL, projectDir string, opts ...Option) map[string]string {
@@ -62,11 +62,7 @@ func GeminiSandbox(t testing.TB, modelURL, projectDir string, opts ...Option) ma
 		trusted[claudeProjectKey(dir)] = "TRUST_FOLDER"
 	}
 	writeSandboxJSON(t, filepath.Join(home, ".gemini", "trustedFolders.json"), trusted)
-	settings := geminiSettings()
-	for k, v := range o.GeminiSettings {
-		settings[k] = v
-	}
-	writeSandboxJSON(t, filepath.Join(home, ".gemini", "settings.json"), settings)
+	writeSandboxJSON(t, filepath.Join(home, ".gemini", "settings.json"), geminiSettings())
 	// `gemini` in PATH, as npm links it: sup's gemini profile runs it by
 	// that name; the script's `#!/usr/bin/env node` runs it.
 	bin := filepath.Join(home, "bin")

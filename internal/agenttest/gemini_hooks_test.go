@@ -113,9 +113,9 @@ func TestGeminiHooksDriveState(t *testing.T) {
 }
 
 // submitGemini types text and submits it, pressing Enter again while the
-// model has not got it: a Gemini CLI that has just started (resumed, its
-// SessionStart hook still running) can drop the first Enter, leaving the
-// text in the box. An Enter on an empty box does nothing.
+// model has not got it: a Gemini CLI that has just started (resumed or
+// not, several at once on a loaded machine) can drop the first Enter,
+// leaving the text in the box. An Enter on an empty box does nothing.
 func submitGemini(t *testing.T, a *Agent, text string) fakemodel.Request {
 	t.Helper()
 	a.Type(text)

@@ -29,7 +29,7 @@ func TestGeminiAnswersPrompt(t *testing.T) {
 			t.Fatalf("the ready screen lacks %q:\n%s", want, screen)
 		}
 	}
-	a.Type("what is up")
+	submitGemini(t, a, "what is up")
 	a.WaitScreen(GeminiAnswerMark + "ok: what is up")
 	a.WaitScreen(GeminiPrompt)
 	r, ok := a.Model.WaitFor(time.Second, func(r fakemodel.Request) bool { return !r.Side })
@@ -42,8 +42,10 @@ func TestGeminiConfirmationApprovedRunsCommand(t *testing.T) {
 	t.Parallel()
 	a := startReadyGemini(t)
 	file := filepath.Join(a.Dir, "approved.txt")
-	a.Type("RUN: touch approved.txt")
-	screen := a.WaitScreen(GeminiConfirm)
+	submitGemini(t, a, "RUN: touch approved.txt")
+	a.WaitScreen(GeminiConfirm)
+	// The dialog is drawn over several frames: wait for its last line.
+	screen := a.WaitScreen("No, suggest changes (esc)")
 	for _, want := range []string{"? Shell  touch approved.txt", "● 1. Allow once", "No, suggest changes (esc)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the confirmation lacks %q:\n%s", want, screen)
@@ -72,7 +74,7 @@ func TestGeminiScreenOnlyDetection(t *testing.T) {
 	t.Parallel()
 	a := startReadyGemini(t)
 	next := a.WatchActivity()
-	a.Type("RUN: touch screen-only.txt")
+	submitGemini(t, a, "RUN: touch screen-only.txt")
 	shown := a.WaitScreenAt(GeminiConfirm)
 	ev := next("needs_confirmation")
 	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {

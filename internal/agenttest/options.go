@@ -21,9 +21,6 @@ type Options struct {
 	// ClaudeSettings are merged over the top level of
 	// ~/.claude/settings.json (e.g. "hooks").
 	ClaudeSettings map[string]any
-	// GeminiSettings are merged over the top level of
-	// ~/.gemini/settings.json.
-	GeminiSettings map[string]any
 }
 
 // Option sets a field of Options.
@@ -77,12 +74,6 @@ func WithClaudeUnapprovedKey() Option {
 // level.
 func WithClaudeSettings(settings map[string]any) Option {
 	return func(o *Options) { mergeSettings(&o.ClaudeSettings, settings) }
-}
-
-// WithGeminiSettings merges settings over ~/.gemini/settings.json's top
-// level.
-func WithGeminiSettings(settings map[string]any) Option {
-	return func(o *Options) { mergeSettings(&o.GeminiSettings, settings) }
 }
 
 // mergeSettings sets settings' keys in *dst, making the map if need be.
