@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,23 +11,13 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// installProjectHooks runs `sup hooks install claude --project DIR` for the
-// agent's project directory before claude starts.
-func installProjectHooks(a *Agent) {
-	cmd := exec.Command(a.Sup, "hooks", "install", "claude", "--project", a.Dir, "--sup-path", a.Sup)
-	cmd.Env = append(os.Environ(), "HOME="+a.Home, "CLAUDE_CONFIG_DIR="+filepath.Join(a.Home, ".claude"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		a.T.Fatalf("sup hooks install claude --project: %v\n%s", err, out)
-	}
-}
-
 // TestClaudeHooksDriveState: with `sup hooks install claude`, a real
 // permission prompt makes state needs_confirmation with the command in the
 // summary; approving it goes busy then ready; agent_session_id is the id
 // Claude's hooks carry.
 func TestClaudeHooksDriveState(t *testing.T) {
 	t.Parallel()
-	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { InstallClaudeHooks(a, a.Sup) }))
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }))
 	next := a.WatchActivity()
 	a.Type("RUN: touch hooked.txt")
 	next("busy")

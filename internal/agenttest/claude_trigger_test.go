@@ -20,7 +20,7 @@ import (
 // answering it, and goes once the turn is over.
 func TestClaudeTrigger(t *testing.T) {
 	t.Parallel()
-	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { InstallClaudeHooks(a, a.Sup) }),
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
 		WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
 	time.Sleep(1100 * time.Millisecond) // the start-up keys' quiet window
 

@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,14 +14,7 @@ import (
 // Codex turn reaches sup through notify (and hooks.json) as ready.
 func TestCodexNotifyMakesReady(t *testing.T) {
 	t.Parallel()
-	install := func(a *Agent) {
-		cmd := exec.Command(a.Sup, "hooks", "install", "codex", "--user", "--sup-path", a.Sup)
-		cmd.Env = append(os.Environ(), "HOME="+a.Home, "CODEX_HOME="+a.Env["CODEX_HOME"])
-		if out, err := cmd.CombinedOutput(); err != nil {
-			a.T.Fatalf("sup hooks install codex --user: %v\n%s", err, out)
-		}
-	}
-	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(install))
+	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }))
 	// A new hooks.json must be trusted once: "2. Trust all and continue".
 	a.WaitScreen("Hooks need review")
 	a.PressUntilGone("Hooks need review", "2", "Enter")

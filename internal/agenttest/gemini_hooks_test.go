@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,16 +12,6 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// installGeminiHooks runs `sup hooks install gemini --project DIR` into
-// the project before Gemini CLI starts, as a user would.
-func installGeminiHooks(a *Agent) {
-	cmd := exec.Command(a.Sup, "hooks", "install", "gemini", "--project", a.Dir, "--sup-path", a.Sup)
-	cmd.Env = append(os.Environ(), "HOME="+a.Home, "GEMINI_CLI_HOME="+a.Home)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		a.T.Fatalf("sup hooks install gemini --project: %v\n%s", err, out)
-	}
-}
-
 // TestGeminiHooksDriveState: with `sup hooks install gemini`, SessionStart
 // gives agent_session_id, BeforeAgent/BeforeTool make the session busy, the
 // ToolPermission notification needs_confirmation with the command in the
@@ -30,7 +19,7 @@ func installGeminiHooks(a *Agent) {
 // `sup restart` resumes the same Gemini session by its id.
 func TestGeminiHooksDriveState(t *testing.T) {
 	t.Parallel()
-	a := startReadyGemini(t, WithBeforeStart(installGeminiHooks))
+	a := startReadyGemini(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "gemini", "--project", a.Dir) }))
 	// SessionStart fires at startup, before any prompt.
 	var first ipc.State
 	testutil.WaitUntil(t, 20*time.Second, "SessionStart to set agent_session_id", func() bool {

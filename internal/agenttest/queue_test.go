@@ -45,7 +45,7 @@ func newDesk(t *testing.T, hooked bool) *desk {
 	client := tm.AttachClient(t)
 	var opts []Option
 	if hooked {
-		opts = append(opts, WithBeforeStart(installProjectHooks))
+		opts = append(opts, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--project", a.Dir) }))
 	}
 	a := StartClaude(t, tm, opts...)
 	a.WaitScreen(ClaudeReady)

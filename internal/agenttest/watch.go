@@ -11,15 +11,20 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// InstallClaudeHooks runs `sup hooks install claude --user` into the
-// sandbox, with supPath as the program the hooks run (a.Sup, or a wrapper
-// that timestamps them), as a user would before claude starts: pass it
-// with WithBeforeStart.
-func InstallClaudeHooks(a *Agent, supPath string) {
-	cmd := exec.Command(a.Sup, "hooks", "install", "claude", "--user", "--sup-path", supPath)
-	cmd.Env = append(os.Environ(), "HOME="+a.Home, "CLAUDE_CONFIG_DIR="+filepath.Join(a.Home, ".claude"))
+// InstallHooks runs `sup hooks install ARGS... --sup-path supPath` in the
+// agent's sandbox (its HOME and each agent's config dir), with supPath as
+// the program the hooks run (a.Sup, or a wrapper that timestamps them), as
+// a user would before the agent starts: call it from WithBeforeStart.
+func (a *Agent) InstallHooks(supPath string, args ...string) {
+	a.T.Helper()
+	args = append(append([]string{"hooks", "install"}, args...), "--sup-path", supPath)
+	cmd := exec.Command(a.Sup, args...)
+	cmd.Env = append(os.Environ(), "HOME="+a.Home, "CLAUDE_CONFIG_DIR="+filepath.Join(a.Home, ".claude"), "GEMINI_CLI_HOME="+a.Home)
+	if home, ok := a.Env["CODEX_HOME"]; ok {
+		cmd.Env = append(cmd.Env, "CODEX_HOME="+home)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		a.T.Fatalf("sup hooks install claude --user: %v\n%s", err, out)
+		a.T.Fatalf("sup %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 

@@ -97,7 +97,7 @@ func detectHook(t *testing.T, d *detection) {
 		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		agenttest.InstallClaudeHooks(ag, wrapper)
+		ag.InstallHooks(wrapper, "claude", "--user")
 	}
 	a = agenttest.StartClaude(t, testutil.NewTmux(t), agenttest.WithBeforeStart(install))
 	a.WaitScreen(agenttest.ClaudeReady)
