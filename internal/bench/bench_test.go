@@ -43,6 +43,7 @@ func TestBench(t *testing.T) {
 	start := time.Now()
 	r := &Report{Date: start, Mode: sz.mode, Machine: ThisMachine()}
 	r.Figures = append(r.Figures, benchInject(t, env, sz)...)
+	r.Figures = append(r.Figures, benchKeystroke(t, env, sz)...)
 	r.Figures = append(r.Figures, benchThroughput(t, env, sz)...)
 	r.Figures = append(r.Figures, benchDetection(t, sz)...)
 	r.Figures = append(r.Figures, benchScale(t, env, sz)...)
