@@ -25,9 +25,10 @@
 //     back at most the bytes that could begin their terminator, so a paste's
 //     end marker is recognised whole however the reads split it.
 //
-// The sequences themselves are decoded by charmbracelet/x/ansi's
+// CSI sequences and DCS headers are decoded by charmbracelet/x/ansi's
 // DecodeSequence; this package adds what an output parser does not know
-// about input: ESC followed by a key is Alt+key, ESC O is SS3 (a key, not
+// about input, or gets wrong for it: string sequences end at BEL or ESC \
+// only (DecodeSequence also ends them at 0x9c, a UTF-8 continuation byte), ESC followed by a key is Alt+key, ESC O is SS3 (a key, not
 // an ESC sequence), X10 mouse carries three raw bytes after ESC [ M, a
 // bracketed paste runs from ESC[200~ to ESC[201~, and an incomplete
 // sequence at the end of a read must wait for the next read. See

@@ -41,32 +41,21 @@ func (t *Tokenizer) ss3(b []byte, final bool) int {
 	return t.altKey(b, final) // Alt+O
 }
 
-// sequence decodes a CSI, OSC, DCS, APC, SOS or PM with ansi.DecodeSequence.
+// sequence tokenizes a CSI (decoded by ansi.DecodeSequence) or an OSC,
+// DCS, APC, SOS or PM string (ended by stringEnd).
 func (t *Tokenizer) sequence(b []byte, final bool) int {
-	seq, _, n, state := ansi.DecodeSequence(b, ansi.NormalState, nil)
-	str := b[1] != '['
-	// DecodeSequence ends a string at an ESC that is not followed by '\';
-	// an ESC at the end of the read may be the start of ST. The string was
-	// cut there, not ended before it, if it is incomplete without the ESC.
-	incomplete := state != ansi.NormalState
-	if str && !incomplete && n == len(b)-1 && b[n] == esc {
-		_, _, _, cut := ansi.DecodeSequence(b[:n], ansi.NormalState, nil)
-		incomplete = cut != ansi.NormalState
+	if b[1] != '[' {
+		return t.str(b, final)
 	}
-	if incomplete {
+	seq, _, n, state := ansi.DecodeSequence(b, ansi.NormalState, nil)
+	if state != ansi.NormalState {
 		switch {
 		case final:
 			return t.altKey(b, final)
-		case str && len(b) > MaxHeld:
-			return t.startString(b)
 		case len(b) > MaxHeld:
 			return t.altKey(b, true)
 		}
 		return 0
-	}
-	if str {
-		t.emit(Report, t.stringName(seq), seq)
-		return n
 	}
 	if bytes.Equal(seq, []byte("\x1b[M")) {
 		// X10 mouse: three raw bytes (button, column, row + 32) follow,
@@ -87,6 +76,21 @@ func (t *Tokenizer) sequence(b []byte, final bool) int {
 	}
 	t.emit(kind, name, seq)
 	return n
+}
+
+// str tokenizes a string sequence: a Report named by its start.
+func (t *Tokenizer) str(b []byte, final bool) int {
+	n, done := stringEnd(b, 2, b[1] == ']', final)
+	switch {
+	case done:
+		t.emit(Report, t.stringName(b[:n]), b[:n])
+		return n
+	case final:
+		return t.altKey(b, final)
+	case len(b) > MaxHeld:
+		return t.startString(b, n)
+	}
+	return 0
 }
 
 // maxSeparators keeps ansi.DecodeSequence within its parameter array

@@ -2,12 +2,11 @@ package paneinput
 
 import "bytes"
 
-// C0 controls that end a string sequence, as ansi.DecodeSequence ends it.
+// C0 controls that end a string sequence.
 const (
 	bel = 0x07
 	can = 0x18
 	sub = 0x1a
-	st8 = 0x9c // 8-bit ST
 )
 
 // streamOn continues a paste or a long string sequence at the start of b.
@@ -52,39 +51,17 @@ func partialSuffix(b, marker []byte) int {
 	return 0
 }
 
-// startString begins streaming a string sequence too long to hold: b is its
-// start, all of it incomplete. The bytes so far are emitted as a piece,
-// except a last ESC, which may begin ST.
-func (t *Tokenizer) startString(b []byte) int {
-	t.stream = stream{kind: Report, name: t.stringName(b), osc: b[1] == ']'}
-	n := len(b)
-	if b[n-1] == esc {
-		n--
-	}
+// startString begins streaming a string sequence too long to hold: b[:n]
+// is its start, all of it incomplete, emitted as the first piece.
+func (t *Tokenizer) startString(b []byte, n int) int {
+	t.stream = stream{kind: Report, name: t.stringName(b[:n]), osc: b[1] == ']'}
 	t.emit(Report, t.stream.name, b[:n])
 	return n
 }
 
-// stringBody emits b up to the end of the string sequence being streamed,
-// ending it where ansi.DecodeSequence would: after BEL (OSC only), 8-bit ST
-// or ESC \, or before CAN, SUB or an ESC that does not begin ST.
+// stringBody emits b up to the end of the string sequence being streamed.
 func (t *Tokenizer) stringBody(b []byte, final bool) int {
-	end, done := len(b), false
-	for j := 0; j < len(b) && !done; j++ {
-		switch c := b[j]; {
-		case c == bel && t.stream.osc, c == st8:
-			end, done = j+1, true
-		case c == can, c == sub:
-			end, done = j, true
-		case c == esc && j+1 < len(b) && b[j+1] == '\\':
-			end, done = j+2, true
-		case c == esc && j+1 < len(b), c == esc && final:
-			end, done = j, true
-		case c == esc:
-			end = j // may begin ST: hold it
-			j = len(b)
-		}
-	}
+	end, done := stringEnd(b, 0, t.stream.osc, final)
 	if end > 0 {
 		t.emit(Report, t.stream.name, b[:end])
 	}
@@ -92,4 +69,32 @@ func (t *Tokenizer) stringBody(b []byte, final bool) int {
 		t.stream = stream{}
 	}
 	return end
+}
+
+// stringEnd finds the end of the string sequence whose data is scanned
+// from b[from:]: after BEL (OSC only) or ESC \, or before CAN, SUB or an
+// ESC that does not begin ST (which cancel it, as in ansi.DecodeSequence).
+// Without it, end is where the bytes that may still be the string stop:
+// len(b), or before a last ESC that may begin ST (final: it does not).
+//
+// This is not ansi.DecodeSequence because that also ends a string at an
+// 8-bit ST (0x9c), which in UTF-8 is a continuation byte (✳ is E2 9C B3):
+// a reply carrying a window title would end early and its rest would look
+// like typing.
+func stringEnd(b []byte, from int, osc, final bool) (end int, done bool) {
+	for j := from; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == bel && osc:
+			return j + 1, true
+		case c == can, c == sub:
+			return j, true
+		case c == esc && j+1 < len(b) && b[j+1] == '\\':
+			return j + 2, true
+		case c == esc && (j+1 < len(b) || final):
+			return j, true
+		case c == esc:
+			return j, false // may begin ST
+		}
+	}
+	return len(b), false
 }

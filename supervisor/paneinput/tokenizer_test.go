@@ -49,6 +49,7 @@ var reportCases = []tokenCase{
 	{"XTGETTCAP", "\x1bP1+r544e=787465726d\x1b\\", []tok{report(NameXTGETTCAP, "\x1bP1+r544e=787465726d\x1b\\")}},
 	{"XTSMGRAPHICS", "\x1b[?1;0;256S", []tok{report(NameXTSMGRAPHICS, "\x1b[?1;0;256S")}},
 	{"kitty graphics", "\x1b_Gi=31;OK\x1b\\", []tok{report(NameAPC, "\x1b_Gi=31;OK\x1b\\")}},
+	{"title report with UTF-8", "\x1b]l✳ Claude Code\x1b\\", []tok{report(NameOSC, "\x1b]l✳ Claude Code\x1b\\")}},
 	{"other DCS", "\x1bPq#0\x1b\\", []tok{report(NameDCS, "\x1bPq#0\x1b\\")}},
 	{"other private CSI", "\x1b[?5x", []tok{report("CSI?x", "\x1b[?5x")}},
 	{"focus in", "\x1b[I", []tok{{Focus, NameFocusIn, "\x1b[I"}}},
