@@ -59,7 +59,9 @@ func (t *Tokenizer) sequence(b []byte, final bool) int {
 	}
 	if bytes.Equal(seq, []byte("\x1b[M")) {
 		// X10 mouse: three raw bytes (button, column, row + 32) follow,
-		// which no parser of escape sequences knows to collect.
+		// which no parser of escape sequences knows to collect. (UTF-8
+		// coordinates, mode 1005, are not decoded: their extra bytes
+		// become keys. The agents ask for SGR, 1006.)
 		if len(b) < 6 {
 			if final {
 				return t.altKey(b, final)

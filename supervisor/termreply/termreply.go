@@ -42,7 +42,7 @@ type Reply struct {
 }
 
 // CursorFunc returns the cursor's column and row, 0-based. The caller
-// feeds its screen model a chunk before handing it to Write, so this is
+// feeds its screen model a chunk before handing it to Feed, so this is
 // the cursor after the chunk: where an agent that waits for the reply to
 // its cursor query has left it.
 type CursorFunc func() (col, row int)
@@ -65,11 +65,11 @@ func New(cursor CursorFunc) *Responder {
 	return &Responder{cursor: cursor, Foreground: DefaultForeground, Background: DefaultBackground, p: p}
 }
 
-// Write scans the next chunk of the child's output and returns the replies
+// Feed scans the next chunk of the child's output and returns the replies
 // to the queries it completes, in order. A chunk that ends inside a
 // sequence keeps that sequence's start until the next chunk. Replies are
 // new slices the caller may keep.
-func (r *Responder) Write(p []byte) []Reply {
+func (r *Responder) Feed(p []byte) []Reply {
 	data := p
 	if len(r.held) > 0 {
 		r.work = append(append(r.work[:0], r.held...), p...)

@@ -23,7 +23,7 @@ func write(chunks ...string) ([]reply, *Responder) {
 	r := New(at)
 	var out []reply
 	for _, c := range chunks {
-		out = append(out, replies(r.Write([]byte(c)))...)
+		out = append(out, replies(r.Feed([]byte(c)))...)
 	}
 	return out, r
 }
@@ -90,7 +90,7 @@ func TestRepliesSplitAtEveryByte(t *testing.T) {
 func TestColoursAreSettable(t *testing.T) {
 	r := New(at)
 	r.Background = "rgb:ffff/ffff/ffff"
-	got := replies(r.Write([]byte("\x1b]11;?\a")))
+	got := replies(r.Feed([]byte("\x1b]11;?\a")))
 	if want := []reply{{NameOSC11, "\x1b]11;rgb:ffff/ffff/ffff\a"}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -102,7 +102,7 @@ func TestCursorReadAtTheQuery(t *testing.T) {
 	col, row := 0, 0
 	r := New(func() (int, int) { return col, row })
 	col, row = 79, 23
-	got := replies(r.Write([]byte("\x1b[6n")))
+	got := replies(r.Feed([]byte("\x1b[6n")))
 	if want := []reply{{NameCPR, "\x1b[24;80R"}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -113,11 +113,11 @@ func TestCursorReadAtTheQuery(t *testing.T) {
 // and queries after it are still answered.
 func TestHeldIsBounded(t *testing.T) {
 	r := New(at)
-	r.Write([]byte("\x1bPq" + strings.Repeat("#0;2;0;0;0", 100)))
+	r.Feed([]byte("\x1bPq" + strings.Repeat("#0;2;0;0;0", 100)))
 	if len(r.held) > MaxHeld {
 		t.Fatalf("holding %d bytes, more than %d", len(r.held), MaxHeld)
 	}
-	got := replies(r.Write([]byte(strings.Repeat("~", 5000) + "\x1b\\\x1b[c")))
+	got := replies(r.Feed([]byte(strings.Repeat("~", 5000) + "\x1b\\\x1b[c")))
 	if want := []reply{{NameDA1, DA1Reply}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
