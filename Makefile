@@ -48,6 +48,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzFrontmatter$$' -fuzztime=$(FUZZTIME) ./supervisor/
 	$(GO) test -run='^$$' -fuzz='^FuzzClassify$$' -fuzztime=$(FUZZTIME) ./supervisor/
 	$(GO) test -run='^$$' -fuzz='^FuzzWrite$$' -fuzztime=$(FUZZTIME) ./supervisor/screen/
+	$(GO) test -run='^$$' -fuzz='^FuzzTokenize$$' -fuzztime=$(FUZZTIME) ./supervisor/paneinput/
+	$(GO) test -run='^$$' -fuzz='^FuzzRespond$$' -fuzztime=$(FUZZTIME) ./supervisor/termreply/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
