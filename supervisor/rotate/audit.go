@@ -284,3 +284,26 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// AuditSize is the disk the audit trail takes.
+type AuditSize struct {
+	Files   int   `json:"files"`   // the active file (if any) and the rotated ones
+	Rotated int   `json:"rotated"` // dated files
+	Bytes   int64 `json:"bytes"`
+}
+
+// AuditUsage measures the audit files in stateDir.
+func AuditUsage(stateDir string) (AuditSize, error) {
+	dated, err := datedFiles(stateDir)
+	var u AuditSize
+	for _, d := range dated {
+		u.Files++
+		u.Rotated++
+		u.Bytes += d.size
+	}
+	if fi, err := os.Stat(filepath.Join(stateDir, AuditActive)); err == nil {
+		u.Files++
+		u.Bytes += fi.Size()
+	}
+	return u, err
+}
