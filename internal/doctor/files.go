@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/rotate"
 )
@@ -46,7 +45,7 @@ func checkDisk(ctx context.Context, o *Options) []Finding {
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}
 	}
-	live := func(id string) bool { return ipc.SessionLive(o.RuntimeDir, id) }
+	live := rotate.Liveness(o.RuntimeDir)
 	plan, err := rotate.PlanPrune(o.StateDir, lim.Log, o.Now, live)
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/ipc"
 	"time"
 )
 
@@ -90,5 +92,41 @@ func TestPruneMissingDir(t *testing.T) {
 	got, err := PruneLogs(filepath.Join(t.TempDir(), "none"), LogConfig{}, time.Now(), func(string) bool { return false })
 	if err != nil || len(got) != 0 {
 		t.Errorf("got %v %v, want nothing", got, err)
+	}
+}
+
+// TestPruneWithSocketLiveness: a session whose supervisor answers on its
+// socket keeps its old log; one whose socket is gone or stale loses it.
+func TestPruneWithSocketLiveness(t *testing.T) {
+	rt, err := os.MkdirTemp("", "rot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rt) })
+	sock, _ := ipc.SocketPath(rt, "aaaaaaaaaaaa")
+	ln, err := ipc.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ipc.NewServer(ipc.ServerConfig{})
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	state := filepath.Join(t.TempDir(), "state")
+	old := time.Now().AddDate(0, 0, -60)
+	for _, id := range []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"} {
+		w, err := OpenSessionLog(state, id, LogConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte("x\n"))
+		w.Close()
+		os.Chtimes(filepath.Join(state, id+".log"), old, old)
+	}
+	got, err := PruneLogs(state, LogConfig{}, time.Now(), Liveness(rt))
+	if err != nil || len(got) != 1 || filepath.Base(got[0].Path) != "bbbbbbbbbbbb.log" {
+		t.Errorf("removed %v (%v), want only the ended session's log", got, err)
+	}
+	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir %v %v, want 0700", fi, err)
 	}
 }
