@@ -70,6 +70,8 @@ func checkSockets(o *Options, dir string) []Finding {
 					f.Message += "; removing it failed: " + err.Error()
 				} else if removed {
 					f.Fixed = "removed " + p
+				} else {
+					f.Fixed = p + " was gone already (another cleaner won)"
 				}
 			}
 			out = append(out, f)
