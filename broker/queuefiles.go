@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/sup-tmux/sup/ipc"
 	"golang.org/x/sys/unix"
@@ -80,7 +79,7 @@ func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[strin
 		return Session{}, false // a writer's temporary file, or not ours
 	}
 	f, err := readQueueFile(dirfd, name, buf)
-	alive := live[id] && (err != nil || pidAlive(f.SupPID))
+	alive := live[id] && (err != nil || ipc.PIDAlive(f.SupPID))
 	if !alive {
 		unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
 	}
@@ -113,28 +112,4 @@ func readQueueFile(dirfd int, name string, buf []byte) (ipc.QueueFacts, error) {
 		return f, fmt.Errorf("queue file %s: over %d bytes", name, len(buf))
 	}
 	return f, json.Unmarshal(buf[:n], &f)
-}
-
-// pidAlive says whether a live process holds pid. A SIGKILLed supervisor
-// stays a zombie until its parent reaps it, and the tmux server, its parent
-// in a pane, has been seen to leave it unreaped for tens of seconds, so
-// kill(pid, 0) is not enough: a pidfd polls readable once the process has
-// exited, reaped or not. Without pidfds (Linux < 5.3), kill(pid, 0)
-// decides (EPERM still means a process holds the pid).
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return false
-	}
-	if err != nil {
-		err := syscall.Kill(pid, 0)
-		return err == nil || errors.Is(err, syscall.EPERM)
-	}
-	defer unix.Close(fd) // Best effort: read-only.
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	return err != nil || n == 0
 }

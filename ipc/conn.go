@@ -78,7 +78,7 @@ func (c *conn) serve() {
 	// The peer check comes before anything is read from the socket.
 	peer, err := peerCred(c.nc)
 	if err != nil {
-		c.log.Warn("ipc: refused connection: cannot read peer credentials", "err", err)
+		s.Warn(NoisyRefusedPeer, "ipc: refused connection: cannot read peer credentials", "err", err)
 		c.refuse(Errorf(CodePermissionDenied, "cannot verify the peer's uid: %v", err))
 		c.notify("refused", "code", CodePermissionDenied)
 		return
@@ -86,13 +86,13 @@ func (c *conn) serve() {
 	c.peer = peer
 	c.log = s.log.With("peer_pid", peer.PID)
 	if peer.UID != s.cfg.UID {
-		c.log.Warn("ipc: refused peer with another uid", "peer_uid", peer.UID, "want_uid", s.cfg.UID)
+		s.noisy.warn(c.log, NoisyRefusedPeer, "ipc: refused peer with another uid", "peer_uid", peer.UID, "want_uid", s.cfg.UID)
 		c.refuse(Errorf(CodePermissionDenied, "uid %d may not use this socket; only uid %d may", peer.UID, s.cfg.UID))
 		c.notify("refused", "code", CodePermissionDenied)
 		return
 	}
 	if !s.admit() {
-		c.log.Warn("ipc: refused connection: too many clients", "max_conns", s.cfg.MaxConns)
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused connection: too many clients", "max_conns", s.cfg.MaxConns)
 		c.refuse(Errorf(CodeTooManyClients, "the server already has %d connections, its limit", s.cfg.MaxConns))
 		c.notify("refused", "code", CodeTooManyClients)
 		return
@@ -110,7 +110,7 @@ func (c *conn) serve() {
 		c.requests++
 		req, id, perr := parseRequest(body)
 		if perr != nil {
-			c.log.Info("ipc: bad request", "code", perr.Code, "msg", perr.Message)
+			s.noisy.warn(c.log, NoisyBadRequest, "ipc: bad request", "code", perr.Code, "msg", perr.Message)
 			if !c.respond(id, nil, perr) {
 				return
 			}
@@ -132,6 +132,7 @@ func (c *conn) serve() {
 		h, ok := s.handler(req.Method)
 		if !ok {
 			perr := Errorf(CodeUnknownMethod, "unknown method %q; hello lists the methods this server answers", req.Method)
+			s.noisy.warn(c.log, NoisyUnknownMethod, "ipc: unknown method", "method", req.Method)
 			if !c.respond(req.ID, nil, perr) {
 				return
 			}
@@ -139,6 +140,11 @@ func (c *conn) serve() {
 		}
 		s.inflight.Add(1)
 		res, err := c.call(ctx, h, req)
+		if req.Method == MethodHook && err != nil && AsError(err).Code == CodeBadRequest {
+			// Agents' hooks fire on every tool call: a broken payload
+			// would otherwise go unseen or flood the log.
+			s.noisy.warn(c.log, NoisyBadHook, "ipc: hook payload refused", "msg", AsError(err).Message)
+		}
 		ok = c.respond(req.ID, res, err)
 		s.inflight.Add(-1)
 		if !ok {
@@ -178,19 +184,19 @@ func (c *conn) readFrame() ([]byte, bool) {
 	var tooLarge *FrameTooLargeError
 	switch {
 	case errors.Is(err, ErrEmptyFrame):
-		c.log.Warn("ipc: closing connection: empty frame")
+		c.srv.noisy.warn(c.log, NoisyBadFrame, "ipc: closing connection: empty frame")
 		c.respond(0, nil, Errorf(CodeBadRequest,
 			"frame length 0: every frame holds one msgpack value, so the stream is out of sync; closing"))
 	case errors.As(err, &tooLarge):
-		c.log.Warn("ipc: closing connection: frame too large", "size", tooLarge.Size, "max", tooLarge.Max)
+		c.srv.noisy.warn(c.log, NoisyOversize, "ipc: closing connection: frame too large", "size", tooLarge.Size, "max", tooLarge.Max)
 		c.respond(0, nil, Errorf(CodePayloadTooLarge,
 			"frame of %d bytes exceeds the limit of %d bytes; closing", tooLarge.Size, tooLarge.Max))
 	case isTimeout(err):
-		c.log.Warn("ipc: closing connection: frame incomplete", "frame_timeout", cfg.FrameTimeout)
+		c.srv.noisy.warn(c.log, NoisyBadFrame, "ipc: closing connection: frame incomplete", "frame_timeout", cfg.FrameTimeout)
 		c.respond(0, nil, Errorf(CodeBadRequest,
 			"frame incomplete %s after its first byte; closing", cfg.FrameTimeout))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		c.log.Warn("ipc: connection ended inside a frame")
+		c.srv.noisy.warn(c.log, NoisyBadFrame, "ipc: connection ended inside a frame")
 	}
 	return nil, false
 }

@@ -64,6 +64,14 @@ type ServerConfig struct {
 	// modify. It runs on the connection's goroutine, outside the server's
 	// locks (so it may call Publish); a panic in it is logged and ignored.
 	OnClient func(event string, data map[string]any)
+	// NoisyBurst is how many warnings of one kind (bad frames, refused
+	// peers, …; see Server.Warn) are logged in full per NoisyInterval
+	// before they are only counted and summarised. Defaults
+	// DefaultNoisyBurst and DefaultNoisyInterval.
+	NoisyBurst    int
+	NoisyInterval time.Duration
+	// Now is the clock of the warning rate limit; time.Now when nil.
+	Now func() time.Time
 	// UID is the only user id allowed to connect. 0 means os.Geteuid(), the
 	// user the server runs as. Root is not exempt: an accidental
 	// `sudo sup inject` into another user's agent is refused.
@@ -103,6 +111,15 @@ func (c *ServerConfig) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.NoisyBurst <= 0 {
+		c.NoisyBurst = DefaultNoisyBurst
+	}
+	if c.NoisyInterval <= 0 {
+		c.NoisyInterval = DefaultNoisyInterval
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 }
 
 // Server serves protocol v1 on Unix socket listeners: it checks each peer's
@@ -114,6 +131,7 @@ func (c *ServerConfig) setDefaults() {
 type Server struct {
 	cfg    ServerConfig
 	log    *slog.Logger
+	noisy  *noisy
 	events []string // sorted
 	evSet  map[string]bool
 
@@ -141,6 +159,7 @@ func NewServer(cfg ServerConfig) *Server {
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
+		noisy:     newNoisy(cfg.Logger, cfg.Now, cfg.NoisyBurst, cfg.NoisyInterval),
 		evSet:     map[string]bool{},
 		handlers:  map[string]HandlerFunc{},
 		listeners: map[net.Listener]struct{}{},
@@ -334,5 +353,6 @@ func (s *Server) Close() error {
 	s.subMu.Unlock()
 
 	s.wg.Wait()
+	s.noisy.flush() // the last interval's suppressed warnings
 	return errors.Join(errs...)
 }

@@ -34,7 +34,7 @@ func run(ctx context.Context, args []string) int {
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			queueCommand(), nextCommand(), skipCommand(), pickCommand(), statusLineCommand(), tmuxKeysCommand(),
 			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
-			hooksCommand(),
+			hooksCommand(), doctorCommand(),
 			hookCommand(),
 			classifyCommand(),
 			triggerCommand(), unblockCommand(),

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -43,7 +45,35 @@ func TestScripts(t *testing.T) {
 			demo := fmt.Sprintf("sup-demo-test-%d-%s", os.Getpid(), filepath.Base(rt))
 			env.Setenv("SUP_DEMO_SOCKET", demo)
 			env.Defer(func() { _ = exec.Command("tmux", "-L", demo, "kill-server").Run() }) // Best effort: usually gone already.
+			// CLEAN_PATH: sup and tmux only, for scripts that must not see
+			// agent CLIs installed on the machine (doctor).
+			var clean []string
+			for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+				if _, err := os.Stat(filepath.Join(dir, "sup")); err == nil {
+					clean = append(clean, dir) // testscript's sup
+					break
+				}
+			}
+			if tmux, err := exec.LookPath("tmux"); err == nil {
+				clean = append(clean, filepath.Dir(tmux))
+			}
+			env.Setenv("CLEAN_PATH", strings.Join(clean, string(os.PathListSeparator)))
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"stale-socket": staleSocket,
+		},
 	})
+}
+
+// staleSocket PATH leaves a socket file nobody listens on, as a SIGKILLed
+// supervisor does.
+func staleSocket(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stale-socket PATH")
+	}
+	ln, err := net.Listen("unix", ts.MkAbs(args[0]))
+	ts.Check(err)
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ts.Check(ln.Close())
 }

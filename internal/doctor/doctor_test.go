@@ -1,0 +1,233 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+func TestPinsMatchPackageJSON(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), ".agents", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct{ Dependencies map[string]string }
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	for agent, npm := range npmPackages {
+		if pkg.Dependencies[npm] != TestedVersions[agent] {
+			t.Errorf("%s: .agents/package.json pins %s@%s, TestedVersions says %s: update pins.go", agent, npm, pkg.Dependencies[npm], TestedVersions[agent])
+		}
+	}
+	if len(pkg.Dependencies) != len(npmPackages) {
+		t.Errorf(".agents/package.json has %d agents, pins.go %d", len(pkg.Dependencies), len(npmPackages))
+	}
+}
+
+// env is a private installation: runtime, state and config dirs, and a
+// PATH with tmux only.
+type env struct {
+	vars map[string]string
+	rt   string
+}
+
+func newEnv(t *testing.T) *env {
+	rt, err := os.MkdirTemp("", "doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rt) })
+	os.Chmod(rt, 0o700)
+	work := t.TempDir()
+	path := ""
+	if tmux, err := exec.LookPath("tmux"); err == nil {
+		path = filepath.Dir(tmux)
+	}
+	os.MkdirAll(filepath.Join(work, "tmux"), 0o700)
+	return &env{rt: rt, vars: map[string]string{
+		"HOME": filepath.Join(work, "home"), "XDG_STATE_HOME": filepath.Join(work, "state"),
+		"XDG_CONFIG_HOME": filepath.Join(work, "config"), "SUP_RUNTIME_DIR": rt, "PATH": path,
+		"TMUX_TMPDIR": filepath.Join(work, "tmux"),
+	}}
+}
+
+func (e *env) getenv(k string) string { return e.vars[k] }
+
+func (e *env) stateDir() string { return filepath.Join(e.vars["XDG_STATE_HOME"], "sup") }
+
+func (e *env) run(t *testing.T, fix bool) []Finding {
+	t.Helper()
+	return Run(context.Background(), Options{Getenv: e.getenv, Fix: fix})
+}
+
+// serveSession starts an in-process server on id's socket until the test ends.
+func serveSession(t testing.TB, rt, id string) {
+	t.Helper()
+	path, err := ipc.SocketPath(rt, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := ipc.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ipc.NewServer(ipc.ServerConfig{})
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+}
+
+func find(fs []Finding, check, contains string) *Finding {
+	for i := range fs {
+		if fs[i].Check == check && strings.Contains(fs[i].Message, contains) {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func TestFixPrunesEndedLogsNeverLive(t *testing.T) {
+	e := newEnv(t)
+	serveSession(t, e.rt, "111111111111")
+	state := e.stateDir()
+	os.MkdirAll(state, 0o700)
+	old := time.Now().AddDate(0, 0, -40)
+	for _, id := range []string{"111111111111", "222222222222"} {
+		p := filepath.Join(state, id+".log")
+		os.WriteFile(p, []byte("x\n"), 0o600)
+		os.Chtimes(p, old, old)
+	}
+	fs := e.run(t, false)
+	f := find(fs, "logs", "past the limits")
+	if f == nil || f.Severity != Warning || !f.Fixable || f.Fixed != "" {
+		t.Fatalf("logs finding %+v, want a fixable warning", f)
+	}
+	if _, err := os.Stat(filepath.Join(state, "222222222222.log")); err != nil {
+		t.Fatal("a report without --fix removed a log")
+	}
+	fs = e.run(t, true)
+	if f := find(fs, "logs", "past the limits"); f == nil || f.Fixed != "pruned 1 log file (0.0 MB)" {
+		t.Errorf("after --fix: %+v", f)
+	}
+	if _, err := os.Stat(filepath.Join(state, "222222222222.log")); err == nil {
+		t.Error("the ended session's 40-day-old log is still there")
+	}
+	if _, err := os.Stat(filepath.Join(state, "111111111111.log")); err != nil {
+		t.Error("the live session's log was pruned")
+	}
+	if HasProblem(fs) {
+		t.Errorf("problems: %+v", fs)
+	}
+}
+
+func TestStaleQueueFileAndRuntimeDirMode(t *testing.T) {
+	e := newEnv(t)
+	os.MkdirAll(ipc.QueueDir(e.rt), 0o700)
+	q := ipc.QueueFile(e.rt, "333333333333")
+	os.WriteFile(q, []byte(`{"session_id":"333333333333","sup_pid":1}`), 0o600)
+	os.Chmod(e.rt, 0o755)
+	fs := e.run(t, false)
+	if f := find(fs, "runtime_dir", "mode 0755"); f == nil || f.Severity != Problem || f.Fix != "chmod 700 "+e.rt || f.Fixable {
+		t.Errorf("runtime dir finding %+v, want a problem with its chmod, not done by --fix", f)
+	}
+	if f := find(fs, "queue_file", "its socket is gone"); f == nil || f.Severity != Problem || !f.Fixable {
+		t.Errorf("queue file finding %+v", f)
+	}
+	if !HasProblem(fs) {
+		t.Error("no problem reported")
+	}
+	fs = e.run(t, true)
+	if f := find(fs, "queue_file", "333333333333"); f == nil || !strings.HasPrefix(f.Fixed, "removed ") {
+		t.Errorf("after --fix: %+v", f)
+	}
+	if _, err := os.Stat(q); err == nil {
+		t.Error("the stale queue file is still there")
+	}
+	if fi, _ := os.Stat(e.rt); fi.Mode().Perm() != 0o755 {
+		t.Error("--fix changed the runtime dir's mode: not a safe fix")
+	}
+}
+
+// TestTmuxServerOptions reads focus-events and the queue's bindings from
+// the user's tmux server (here a private one named in $TMUX).
+func TestTmuxServerOptions(t *testing.T) {
+	e := newEnv(t)
+	tm := testutil.NewTmux(t)
+	e.vars["TMUX"] = fmt.Sprintf("%s,%d,0", tm.SocketPath, tm.ServerPID)
+	fs := e.run(t, false)
+	if f := find(fs, "tmux", "focus-events is off"); f == nil || f.Severity != Warning || !strings.Contains(f.Fix, "focus-events on") {
+		t.Errorf("focus-events finding %+v", f)
+	}
+	if f := find(fs, "tmux", "not loaded"); f == nil || f.Fix == "" {
+		t.Errorf("keys finding %+v", f)
+	}
+	if _, err := tm.Run("set-option", "-g", "focus-events", "on", ";",
+		"bind-key", "Tab", "run-shell", "-b", "sup next --client '#{client_name}' --display", ";",
+		"bind-key", "g", "run-shell", "-b", "sup pick --client '#{client_name}'"); err != nil {
+		t.Fatal(err)
+	}
+	fs = e.run(t, false)
+	if find(fs, "tmux", "focus-events on") == nil || find(fs, "tmux", "bindings are loaded") == nil {
+		t.Errorf("after setting them: %+v", fs)
+	}
+}
+
+// BenchmarkDoctor50 is `sup doctor`'s checks with 50 live sessions (in-process
+// servers on real sockets, as in broker's BenchmarkDiscover200), no agent
+// CLI on PATH. Goal: ≤ 300 ms.
+func BenchmarkDoctor50(b *testing.B) {
+	rt, err := os.MkdirTemp("", "doc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(rt) })
+	work := b.TempDir()
+	for i := range 50 {
+		serveSession(b, rt, fmt.Sprintf("%012x", i))
+	}
+	path := ""
+	if tmux, err := exec.LookPath("tmux"); err == nil {
+		path = filepath.Dir(tmux)
+	}
+	vars := map[string]string{"HOME": work, "SUP_RUNTIME_DIR": rt, "PATH": path, "TMUX_TMPDIR": work}
+	getenv := func(k string) string { return vars[k] }
+	for b.Loop() {
+		fs := Run(context.Background(), Options{Getenv: getenv})
+		if f := find(fs, "socket", "50 live sessions"); f == nil {
+			b.Fatalf("%+v", fs)
+		}
+	}
+}
+
+// TestAgentVersionFromNPMPackage: an npm-installed agent's version comes
+// from its package.json (no node start-up); a version other than the pin
+// is a warning naming the npm install that fixes it.
+func TestAgentVersionFromNPMPackage(t *testing.T) {
+	e := newEnv(t)
+	mods := filepath.Join(t.TempDir(), "node_modules")
+	pkg := filepath.Join(mods, "@google", "gemini-cli")
+	os.MkdirAll(filepath.Join(pkg, "bundle"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@google/gemini-cli","version":"0.1.2"}`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "bundle", "gemini.js"), []byte("#!/bin/sh\nexit 3\n"), 0o755) // --version would fail
+	bin := filepath.Join(mods, ".bin")
+	os.MkdirAll(bin, 0o755)
+	os.Symlink("../@google/gemini-cli/bundle/gemini.js", filepath.Join(bin, "gemini"))
+	e.vars["PATH"] = bin + ":" + e.vars["PATH"]
+	fs := e.run(t, false)
+	f := find(fs, "agent", "gemini 0.1.2")
+	if f == nil || f.Severity != Warning || f.Fix != "npm install -g @google/gemini-cli@0.61.0" {
+		t.Errorf("gemini finding %+v", f)
+	}
+	if f := find(fs, "hooks", "gemini hooks not installed"); f == nil || f.Fix != "sup hooks install --user gemini" {
+		t.Errorf("hooks finding %+v", f)
+	}
+}

@@ -1,0 +1,144 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// checkRuntime: the runtime dir's owner and mode, each socket's mode and
+// liveness, and queue files whose supervisor is gone.
+func checkRuntime(ctx context.Context, o *Options) []Finding {
+	dir := o.RuntimeDir
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Finding{{Check: "runtime_dir", Severity: OK, Subject: dir,
+			Message: dir + " does not exist yet: no supervisor ran since it was cleared (sup start creates it)"}}
+	}
+	if err != nil {
+		return []Finding{{Check: "runtime_dir", Severity: Problem, Subject: dir, Message: err.Error(),
+			Fix: "check the path, or point SUP_RUNTIME_DIR at a directory of yours"}}
+	}
+	var out []Finding
+	euid := os.Geteuid()
+	switch st, _ := fi.Sys().(*syscall.Stat_t); {
+	case !fi.IsDir():
+		out = append(out, Finding{Check: "runtime_dir", Severity: Problem, Subject: dir,
+			Message: fmt.Sprintf("%s is not a directory (mode %v)", dir, fi.Mode()),
+			Fix:     "remove it (sup start recreates the dir), or point SUP_RUNTIME_DIR elsewhere"})
+		return out
+	case st != nil && int(st.Uid) != euid:
+		out = append(out, Finding{Check: "runtime_dir", Severity: Problem, Subject: dir,
+			Message: fmt.Sprintf("%s belongs to uid %d, not you (uid %d): sup refuses to use it", dir, st.Uid, euid),
+			Fix:     "point SUP_RUNTIME_DIR at a directory of yours"})
+	case fi.Mode().Perm() != 0o700:
+		out = append(out, Finding{Check: "runtime_dir", Severity: Problem, Subject: dir,
+			Message: fmt.Sprintf("%s has mode %04o; want 0700 so no other user can reach the sockets", dir, fi.Mode().Perm()),
+			Fix:     "chmod 700 " + dir})
+	default:
+		out = append(out, Finding{Check: "runtime_dir", Severity: OK, Subject: dir, Message: dir + " is yours, mode 0700"})
+	}
+	out = append(out, checkSockets(o, dir)...)
+	return append(out, checkQueueFiles(o, dir)...)
+}
+
+// checkSockets probes every *.sock (never removing one unless o.Fix).
+func checkSockets(o *Options, dir string) []Finding {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.sock")) // Best effort: the pattern is valid.
+	var out []Finding
+	live := 0
+	for _, p := range paths {
+		stale, err := ipc.SocketStale(p)
+		switch {
+		case err != nil:
+			out = append(out, Finding{Check: "socket", Severity: Problem, Subject: p, Message: err.Error(),
+				Fix: "move the file away: sup only puts sockets there"})
+		case stale:
+			f := Finding{Check: "socket", Severity: Problem, Subject: p,
+				Message: "stale socket " + p + ": no supervisor listens (one was killed)",
+				Fix:     "sup doctor --fix (or any sup ls) removes it", Fixable: true}
+			if o.Fix {
+				if removed, err := ipc.CleanStale(p); err != nil {
+					f.Message += "; removing it failed: " + err.Error()
+				} else if removed {
+					f.Fixed = "removed " + p
+				} else {
+					f.Fixed = p + " was gone already (another cleaner won)"
+				}
+			}
+			out = append(out, f)
+		default:
+			live++
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+				out = append(out, Finding{Check: "socket", Severity: Problem, Subject: p,
+					Message: fmt.Sprintf("socket %s has mode %04o; want 0600", p, fi.Mode().Perm()),
+					Fix:     "chmod 600 " + p})
+			}
+		}
+	}
+	out = sortBySubject(out)
+	return append(out, Finding{Check: "socket", Severity: OK, Subject: dir,
+		Message: plural(live, "live session") + " in " + dir})
+}
+
+// checkQueueFiles finds queue files whose supervisor is gone: no socket
+// listed, or its sup_pid dead (the broker's rule, broker.ReadQueueFiles).
+func checkQueueFiles(o *Options, dir string) []Finding {
+	qdir := ipc.QueueDir(dir)
+	entries, err := os.ReadDir(qdir)
+	if err != nil {
+		return nil // none yet
+	}
+	var out []Finding
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(id, ".") {
+			continue
+		}
+		path := filepath.Join(qdir, e.Name())
+		why := queueFileStale(dir, id, path)
+		if why == "" {
+			continue
+		}
+		f := Finding{Check: "queue_file", Severity: Problem, Subject: path,
+			Message: "stale queue file " + path + ": " + why,
+			Fix:     "sup doctor --fix (or sup status-line) removes it", Fixable: true}
+		if o.Fix {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				f.Message += "; removing it failed: " + err.Error()
+			} else {
+				f.Fixed = "removed " + path
+			}
+		}
+		out = append(out, f)
+	}
+	return sortBySubject(out)
+}
+
+// queueFileStale says why a queue file has no live supervisor, or "".
+func queueFileStale(dir, id, path string) string {
+	sock := filepath.Join(dir, id+".sock")
+	if _, err := os.Lstat(sock); err != nil {
+		return "its socket is gone"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var f ipc.QueueFacts
+	if json.Unmarshal(data, &f) != nil {
+		return "" // being rewritten, or not ours: the broker decides by the socket
+	}
+	if !ipc.PIDAlive(f.SupPID) {
+		return fmt.Sprintf("its supervisor (pid %d) is gone", f.SupPID)
+	}
+	return ""
+}
