@@ -12,8 +12,8 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// serve starts an in-process server answering state with st at dir/<id>.sock.
-func serve(t testing.TB, dir string, st ipc.State) string {
+// serve answers state with st on a socket in dir, and any extra methods.
+func serve(t testing.TB, dir string, st ipc.State, extra ...method) string {
 	t.Helper()
 	path, err := ipc.SocketPath(dir, st.SessionID)
 	if err != nil {
@@ -25,9 +25,18 @@ func serve(t testing.TB, dir string, st ipc.State) string {
 	}
 	srv := ipc.NewServer(ipc.ServerConfig{})
 	srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return st, nil })
+	for _, m := range extra {
+		srv.Handle(m.name, m.h)
+	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(time.Second) })
 	return path
+}
+
+// method is one extra method a test server answers.
+type method struct {
+	name string
+	h    ipc.HandlerFunc
 }
 
 func shortDir(t testing.TB) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,9 @@ func TestScripts(t *testing.T) {
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"hold-port": holdPort,
+		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
 			rt, err := os.MkdirTemp("", "sup-rt-")
@@ -46,4 +50,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// holdPort is the script command `hold-port VAR`: it listens on a free
+// loopback port for the rest of the script and sets $VAR to its address,
+// so a script can show what a port in use does.
+func holdPort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hold-port VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { ln.Close() })
+	ts.Setenv(args[0], ln.Addr().String())
 }
