@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string) int {
 		},
 		Version: versionString(),
 	}
+	enableCompletion(app)
 	err := app.Run(ctx, args)
 	var ee exitError
 	switch {
