@@ -64,7 +64,7 @@ func TestMetricsPrometheus(t *testing.T) {
 		t.Fatalf("want 3 sessions, 1 stuck:\n%s", out)
 	}
 
-	addr := serveMetricsProcess(t, f)
+	addr, _ := serveMetricsProcess(t, f, "--listen", "127.0.0.1:0")
 	promAddr := freeAddr(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
@@ -104,33 +104,55 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 }
 
-// serveMetricsProcess runs `sup metrics --listen 127.0.0.1:0` and returns
-// the address it says it serves on.
-func serveMetricsProcess(t *testing.T, f *fleet.Fleet) string {
+// serveMetricsProcess runs `sup metrics ARGS` and returns the address it
+// says it serves on and what it printed before.
+func serveMetricsProcess(t *testing.T, f *fleet.Fleet, args ...string) (addr, before string) {
 	t.Helper()
-	cmd := exec.Command(f.Bins.Sup, "metrics", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(f.Bins.Sup, append([]string{"metrics"}, args...)...)
 	cmd.Env = f.Environ()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	startCmd(t, cmd)
-	found := make(chan string, 1)
+	found := make(chan [2]string, 1)
 	go func() {
-		re := regexp.MustCompile(`serving http://([0-9.:]+)/metrics`)
+		re := regexp.MustCompile(`serving http://([0-9.:\[\]]+)/metrics`)
 		sc := bufio.NewScanner(stderr)
+		var lines []string
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				found <- [2]string{m[1], strings.Join(lines, "\n")}
 			}
+			lines = append(lines, sc.Text())
 		}
 	}()
 	select {
-	case addr := <-found:
-		return addr
+	case r := <-found:
+		return r[0], r[1]
 	case <-time.After(20 * time.Second):
 		t.Fatal("sup metrics --listen never said where it serves")
-		return ""
+		return "", ""
+	}
+}
+
+// TestMetricsAllowRemote: --allow-remote serves on every interface and
+// warns first; a scrape through it works.
+func TestMetricsAllowRemote(t *testing.T) {
+	f := fleet.New(t)
+	addr, before := serveMetricsProcess(t, f, "--listen", "0.0.0.0:0", "--allow-remote")
+	if !strings.Contains(before, "warning: serving every session's state to other hosts") {
+		t.Fatalf("no warning before serving on %s: %q", addr, before)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") || !strings.Contains(string(body), "sup_sessions 0\n") {
+		t.Fatalf("scrape: %s %q\n%s", resp.Status, ct, body)
 	}
 }
 
