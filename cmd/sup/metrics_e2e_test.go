@@ -106,7 +106,7 @@ func TestMetricsPrometheus(t *testing.T) {
 
 // serveMetricsProcess runs `sup metrics ARGS` and returns the address it
 // says it serves on and what it printed before.
-func serveMetricsProcess(t *testing.T, f *fleet.Fleet, args ...string) (addr, before string) {
+func serveMetricsProcess(t testing.TB, f *fleet.Fleet, args ...string) (addr, before string) {
 	t.Helper()
 	cmd := exec.Command(f.Bins.Sup, append([]string{"metrics"}, args...)...)
 	cmd.Env = f.Environ()
@@ -171,7 +171,7 @@ func startProcess(t *testing.T, name string, args ...string) {
 }
 
 // startCmd starts cmd and kills it (and waits) at cleanup.
-func startCmd(t *testing.T, cmd *exec.Cmd) {
+func startCmd(t testing.TB, cmd *exec.Cmd) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
