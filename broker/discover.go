@@ -39,6 +39,12 @@ type Result struct {
 // supervisor died without cleaning up) and is removed by the lock-retry-
 // unlink rule; a live one is never removed.
 func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
+	return discover(ctx, dir, timeout, nil)
+}
+
+// discover is Discover; also, when not nil, is called on each connection
+// that answered state, to ask more on it (one dial per supervisor).
+func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string)) (Result, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return Result{}, nil
@@ -59,7 +65,7 @@ func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st, err := askState(ctx, path, timeout)
+			st, err := askState(ctx, path, timeout, also)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -92,7 +98,7 @@ func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, e
 	return res, nil
 }
 
-func askState(ctx context.Context, path string, timeout time.Duration) (ipc.State, error) {
+func askState(ctx context.Context, path string, timeout time.Duration, also func(context.Context, *ipc.Client, string)) (ipc.State, error) {
 	var st ipc.State
 	c, err := ipc.Dial(path, timeout)
 	if err != nil {
@@ -102,6 +108,9 @@ func askState(ctx context.Context, path string, timeout time.Duration) (ipc.Stat
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err = c.Call(ctx, ipc.MethodState, nil, &st)
+	if err == nil && also != nil {
+		also(ctx, c, path)
+	}
 	return st, err
 }
 

@@ -9,25 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// serve starts an in-process server answering state with st at dir/<id>.sock.
-func serve(t testing.TB, dir string, st ipc.State) string {
+// serve answers state with st on a socket in dir, and any extra methods.
+func serve(t testing.TB, dir string, st ipc.State, extra ...method) string {
 	t.Helper()
-	path, err := ipc.SocketPath(dir, st.SessionID)
-	if err != nil {
-		t.Fatal(err)
+	s := ipctest.Serve(t, dir, st)
+	for _, m := range extra {
+		s.Server.Handle(m.name, m.h)
 	}
-	ln, err := ipc.Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ipc.NewServer(ipc.ServerConfig{})
-	srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return st, nil })
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(time.Second) })
-	return path
+	return s.Socket
+}
+
+// method is one extra method a test server answers.
+type method struct {
+	name string
+	h    ipc.HandlerFunc
 }
 
 func shortDir(t testing.TB) string {

@@ -4,77 +4,97 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
-// Every lifecycle and activity a state can report: each session exports
-// one 0/1 series per value (a Prometheus state set), so a value that is
-// never current still exists and rates and alerts work.
+// Every lifecycle, activity and health a state can report: each session
+// exports one 0/1 series per value (a Prometheus state set), so a value that
+// is never current still exists and rates and alerts work.
 var (
 	lifecycles = []string{"starting", "running", "restarting", "exited", "halted", "stopped"}
 	activities = []string{"unknown", "ready", "busy", "needs_confirmation", "error"}
+	healths    = []string{"healthy", "degraded", "halted"}
 )
 
-// WriteMetrics writes the Prometheus text exposition (format 0.0.4) of
-// every session's state: labelled by session, name, workspace, role and
-// profile. unanswered counts the sockets that did not answer.
-func WriteMetrics(w io.Writer, sessions []Session, unanswered int, now time.Time) error {
+// Snapshot is what one exposition shows: the sessions that answered, their
+// supervisors' counters and histograms (the `metrics` method; by socket,
+// absent for a supervisor that does not answer it) and the sockets that did
+// not answer.
+type Snapshot struct {
+	Sessions   []Session
+	Metrics    map[string]ipc.MetricsResult
+	Unanswered int
+}
+
+// WriteMetrics writes the Prometheus text exposition (format 0.0.4) of a
+// snapshot: fleet-wide series, then per-session ones labelled by session,
+// name, workspace, role and profile.
+func WriteMetrics(w io.Writer, snap Snapshot, now time.Time) error {
 	m := &metricWriter{w: w}
+	sessions := snap.Sessions
 	q := Queue(sessions, now)
 	m.family("sup_sessions", "gauge", "Live supervisors that answered.")
 	m.sample("sup_sessions", "", float64(len(sessions)))
 	m.family("sup_discovery_unanswered", "gauge", "Sockets that did not answer the state call.")
-	m.sample("sup_discovery_unanswered", "", float64(unanswered))
-	m.family("sup_queue_length", "gauge", "Sessions waiting on the human that may be head (not cooling after a skip).")
+	m.sample("sup_discovery_unanswered", "", float64(snap.Unanswered))
+	m.family("sup_sessions_by_activity", "gauge", "Sessions by the agent's activity.")
+	for _, a := range activities {
+		n := 0
+		for _, s := range sessions {
+			if s.State.Activity == a {
+				n++
+			}
+		}
+		m.sample("sup_sessions_by_activity", `activity="`+a+`"`, float64(n))
+	}
+	m.family("sup_queue_length", "gauge", "Stuck sessions: waiting on the human and not cooling after a skip (what the status line counts).")
 	m.sample("sup_queue_length", "", float64(Eligible(q)))
 	m.family("sup_queue_cooling", "gauge", "Sessions waiting on the human inside a skip cooldown.")
 	m.sample("sup_queue_cooling", "", float64(len(q)-Eligible(q)))
+	m.family("sup_queue_oldest_wait_seconds", "gauge", "How long the queue's head has waited on the human; 0 when nothing waits.")
+	oldest := 0.0
+	if h, ok := Head(q); ok {
+		oldest = waitingSeconds(h.State, now)
+	}
+	m.sample("sup_queue_oldest_wait_seconds", "", oldest)
 
-	m.family("sup_session_lifecycle", "gauge", "1 for the session's lifecycle, 0 for the others.")
+	m.stateSet("sup_session_lifecycle", "1 for the session's lifecycle, 0 for the others.", sessions, "lifecycle", lifecycles,
+		func(st ipc.State) string { return st.Lifecycle })
+	m.stateSet("sup_session_activity", "1 for the agent's activity, 0 for the others.", sessions, "activity", activities,
+		func(st ipc.State) string { return st.Activity })
+	m.stateSet("sup_session_health", "1 for the session's health, 0 for the others.", sessions, "health", healths,
+		func(st ipc.State) string { return st.Health })
+	m.perSession("sup_session_waiting_seconds", "gauge", "How long the session has waited on the human; 0 when it does not.", sessions,
+		func(st ipc.State) float64 { return waitingSeconds(st, now) })
+	m.perSession("sup_session_skip_cooling", "gauge", "1 while a skip keeps the session from being queue head.", sessions,
+		func(st ipc.State) float64 { return bool01(st.SkipUntil > now.UnixMilli()) })
+	m.perSession("sup_session_operator_busy", "gauge", "1 while the human types in the pane or left a draft.", sessions,
+		func(st ipc.State) float64 { return bool01(st.OperatorBusy) })
+	m.perSession("sup_session_start_time_seconds", "gauge", "When the supervisor started, in unix seconds.", sessions,
+		func(st ipc.State) float64 { return float64(st.StartedAt) / 1000 })
+	m.perSession("sup_session_restarts_total", "counter", "Restarts of the agent since its supervisor started.", sessions,
+		func(st ipc.State) float64 { return float64(st.RestartCount) })
+	m.perSession("sup_session_pending_triggers", "gauge", "Triggers queued or being delivered.", sessions,
+		func(st ipc.State) float64 { return float64(st.PendingTriggers) })
+	m.family("sup_session_triggers_total", "counter", "Triggers by final outcome since the supervisor started.")
 	for _, s := range sessions {
-		for _, l := range lifecycles {
-			m.sample("sup_session_lifecycle", labels(s, "lifecycle", l), bool01(s.State.Lifecycle == l))
-		}
-	}
-	m.family("sup_session_activity", "gauge", "1 for the agent's activity, 0 for the others.")
-	for _, s := range sessions {
-		for _, a := range activities {
-			m.sample("sup_session_activity", labels(s, "activity", a), bool01(s.State.Activity == a))
-		}
-	}
-	m.family("sup_session_waiting_seconds", "gauge", "How long the session has waited on the human; 0 when it does not.")
-	for _, s := range sessions {
-		v := 0.0
-		if s.State.WaitingSince != 0 {
-			v = max(now.Sub(time.UnixMilli(s.State.WaitingSince)).Seconds(), 0)
-		}
-		m.sample("sup_session_waiting_seconds", labels(s), v)
-	}
-	m.family("sup_session_skip_cooling", "gauge", "1 while a skip keeps the session from being queue head.")
-	for _, s := range sessions {
-		m.sample("sup_session_skip_cooling", labels(s), bool01(s.State.SkipUntil > now.UnixMilli()))
-	}
-	m.family("sup_session_operator_busy", "gauge", "1 while the human types in the pane or left a draft.")
-	for _, s := range sessions {
-		m.sample("sup_session_operator_busy", labels(s), bool01(s.State.OperatorBusy))
-	}
-	m.family("sup_session_restarts_total", "counter", "Restarts of the agent since its supervisor started.")
-	for _, s := range sessions {
-		m.sample("sup_session_restarts_total", labels(s), float64(s.State.RestartCount))
-	}
-	m.family("sup_session_triggers_total", "counter", "Triggers by outcome since the supervisor started.")
-	for _, s := range sessions {
-		outcomes := make([]string, 0, len(s.State.Triggers))
-		for o := range s.State.Triggers {
-			outcomes = append(outcomes, o)
-		}
-		sort.Strings(outcomes)
-		for _, o := range outcomes {
+		for _, o := range sortedKeys(s.State.Triggers) {
 			m.sample("sup_session_triggers_total", labels(s, "outcome", o), float64(s.State.Triggers[o]))
 		}
 	}
+	m.supervisorMetrics(snap)
 	return m.err
+}
+
+func waitingSeconds(st ipc.State, now time.Time) float64 {
+	if st.WaitingSince == 0 {
+		return 0
+	}
+	return max(now.Sub(time.UnixMilli(st.WaitingSince)).Seconds(), 0)
 }
 
 type metricWriter struct {
@@ -96,7 +116,29 @@ func (m *metricWriter) sample(name, labels string, v float64) {
 	if labels != "" {
 		labels = "{" + labels + "}"
 	}
-	m.printf("%s%s %g\n", name, labels, v)
+	m.printf("%s%s %s\n", name, labels, formatValue(v))
+}
+
+// formatValue writes a sample value as the text format spells it.
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// stateSet writes one 0/1 series per possible value of a session field.
+func (m *metricWriter) stateSet(name, help string, sessions []Session, label string, values []string, of func(ipc.State) string) {
+	m.family(name, "gauge", help)
+	for _, s := range sessions {
+		cur := of(s.State)
+		for _, v := range values {
+			m.sample(name, labels(s, label, v), bool01(cur == v))
+		}
+	}
+}
+
+// perSession writes one series per session.
+func (m *metricWriter) perSession(name, typ, help string, sessions []Session, value func(ipc.State) float64) {
+	m.family(name, typ, help)
+	for _, s := range sessions {
+		m.sample(name, labels(s), value(s.State))
+	}
 }
 
 func bool01(b bool) float64 {
@@ -104,6 +146,15 @@ func bool01(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // labels is the session's label set plus extra name/value pairs.

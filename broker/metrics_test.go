@@ -17,12 +17,17 @@ func TestWriteMetrics(t *testing.T) {
 	sessions := []Session{
 		{State: ipc.State{SessionID: "a1", Name: `we"ird\name` + "\nx", Workspace: "ws", Role: "rev", Profile: "claude",
 			Lifecycle: "running", Activity: "needs_confirmation", WaitingSince: 40_000, RestartCount: 2,
-			Triggers: map[string]int{"delivered": 3, "deferred": 1}}},
+			Health: "degraded", StartedAt: 10_000,
+			Triggers: map[string]int{"delivered": 3, "deferred": 1}}, Socket: "/a1.sock"},
 		{State: ipc.State{SessionID: "b2", Name: "b", Profile: "codex", Lifecycle: "halted", Activity: "error",
-			WaitingSince: 90_000, SkipUntil: 200_000}},
+			WaitingSince: 90_000, SkipUntil: 200_000}, Socket: "/b2.sock"},
 	}
+	metrics := map[string]ipc.MetricsResult{"/a1.sock": {
+		Counters:   map[string]int64{"trigger_requests_total": 4, "trigger_error_ACK_TIMEOUT_total": 1, "not-a-name_total": 9},
+		Histograms: map[string]ipc.Histogram{"trigger_latency_ms": {Bounds: []float64{5, 250}, Counts: []int64{1, 2, 3}, Sum: 1500, Count: 3}},
+	}}
 	var buf bytes.Buffer
-	if err := WriteMetrics(&buf, sessions, 1, now); err != nil {
+	if err := WriteMetrics(&buf, Snapshot{Sessions: sessions, Metrics: metrics, Unanswered: 1}, now); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -32,7 +37,7 @@ func TestWriteMetrics(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "# TYPE "):
 			f := strings.Fields(line)
-			if len(f) != 4 || (f[3] != "gauge" && f[3] != "counter") || typed[f[2]] {
+			if len(f) != 4 || (f[3] != "gauge" && f[3] != "counter" && f[3] != "histogram") || typed[f[2]] {
 				t.Fatalf("bad or repeated TYPE line %q", line)
 			}
 			typed[f[2]] = true
@@ -43,7 +48,7 @@ func TestWriteMetrics(t *testing.T) {
 			}
 			name, _, _ := strings.Cut(line, "{")
 			name, _, _ = strings.Cut(name, " ")
-			if !typed[name] {
+			if !typed[name] && !typed[strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")] {
 				t.Fatalf("sample %q before its TYPE line", line)
 			}
 		}
@@ -54,6 +59,19 @@ func TestWriteMetrics(t *testing.T) {
 		"sup_discovery_unanswered 1\n",
 		"sup_queue_length 1\n",
 		"sup_queue_cooling 1\n",
+		"sup_queue_oldest_wait_seconds 60\n",
+		`sup_sessions_by_activity{activity="error"} 1` + "\n",
+		`sup_sessions_by_activity{activity="busy"} 0` + "\n",
+		"sup_session_health{" + lbl + `,health="degraded"} 1` + "\n",
+		"sup_session_start_time_seconds{" + lbl + "} 10\n",
+		"sup_session_trigger_requests_total{" + lbl + "} 4\n",
+		"sup_session_trigger_errors_total{" + lbl + `,code="ACK_TIMEOUT"} 1` + "\n",
+		"# TYPE sup_session_trigger_latency_seconds histogram\n",
+		"sup_session_trigger_latency_seconds_bucket{" + lbl + `,le="0.005"} 1` + "\n",
+		"sup_session_trigger_latency_seconds_bucket{" + lbl + `,le="0.25"} 2` + "\n",
+		"sup_session_trigger_latency_seconds_bucket{" + lbl + `,le="+Inf"} 3` + "\n",
+		"sup_session_trigger_latency_seconds_sum{" + lbl + "} 1.5\n",
+		"sup_session_trigger_latency_seconds_count{" + lbl + "} 3\n",
 		"sup_session_lifecycle{" + lbl + `,lifecycle="running"} 1` + "\n",
 		"sup_session_lifecycle{" + lbl + `,lifecycle="halted"} 0` + "\n",
 		"sup_session_activity{" + lbl + `,activity="needs_confirmation"} 1` + "\n",
@@ -66,5 +84,8 @@ func TestWriteMetrics(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "not-a-name") {
+		t.Errorf("a counter name the text format cannot carry was exported:\n%s", out)
 	}
 }

@@ -7,25 +7,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/urfave/cli/v3"
 )
-
-func metricsCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "metrics",
-		Usage: "print every session's state as Prometheus text exposition (for a textfile collector or a scrape wrapper)",
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := noArgs(cmd); err != nil {
-				return err
-			}
-			res, err := broker.Discover(ctx, runtimeDir(), fanoutTimeout)
-			if err != nil {
-				return err
-			}
-			return broker.WriteMetrics(os.Stdout, res.Sessions, len(res.Errors), time.Now())
-		},
-	}
-}
 
 // eventsRescan is how often `sup events --all` looks for new supervisors.
 const eventsRescan = 500 * time.Millisecond

@@ -32,7 +32,7 @@ func run(ctx context.Context, args []string) int {
 			startCommand(command),
 			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
-			queueCommand(), nextCommand(), skipCommand(), pickCommand(), statusLineCommand(), tmuxKeysCommand(),
+			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
 			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
 			hooksCommand(), doctorCommand(),
 			hookCommand(),
@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string) int {
 		},
 		Version: versionString(),
 	}
+	enableCompletion(app)
 	err := app.Run(ctx, args)
 	var ee exitError
 	switch {

@@ -28,6 +28,10 @@ func TestScripts(t *testing.T) {
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"hold-port":    holdPort,
+			"stale-socket": staleSocket,
+		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
 			rt, err := os.MkdirTemp("", "sup-rt-")
@@ -60,9 +64,6 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CLEAN_PATH", strings.Join(clean, string(os.PathListSeparator)))
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stale-socket": staleSocket,
-		},
 	})
 }
 
@@ -76,4 +77,17 @@ func staleSocket(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ts.Check(ln.Close())
+}
+
+// holdPort is the script command `hold-port VAR`: it listens on a free
+// loopback port for the rest of the script and sets $VAR to its address,
+// so a script can show what a port in use does.
+func holdPort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hold-port VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { ln.Close() })
+	ts.Setenv(args[0], ln.Addr().String())
 }

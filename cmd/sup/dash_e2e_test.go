@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/fleet"
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// rowOf is the line of a dash screen that shows name (with its colours
+// when the screen has them).
+func rowOf(screen, name string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(sgr.ReplaceAllString(l, ""), "> "), name+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestDashE2E: `sup dash` in a real tmux pane shows three live sessions,
+// redraws a row when its session gets stuck (from the event, not a poll),
+// lists a session started later and drops one that stops, and Enter moves
+// a real attached client to the selected session's pane.
+func TestDashE2E(t *testing.T) {
+	f := fleet.New(t)
+	client := f.Tmux.AttachClient(t)
+	panes := map[string]string{}
+	for _, n := range []string{"alpha", "bravo", "charlie"} {
+		panes[n] = f.Start(n)
+	}
+	dash := f.Tmux.NewWindowDir(f.Dir, f.Env, f.Bins.Sup, "dash")
+	if _, err := f.Tmux.Run("select-window", "-t", dash); err != nil {
+		t.Fatal(err)
+	}
+	screen := f.Tmux.WaitFor(t, dash, "charlie", 10*time.Second)
+	for _, n := range []string{"alpha", "bravo"} {
+		if rowOf(screen, n) == "" {
+			t.Fatalf("no row for %s:\n%s", n, screen)
+		}
+	}
+	before := rowOf(screen, "bravo")
+
+	start := time.Now()
+	f.Stuck("bravo")
+	var after string
+	for time.Since(start) < 5*time.Second {
+		if after = rowOf(f.Tmux.Capture(dash), "bravo"); after != before && strings.Contains(after, "bravo is done") {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	latency := time.Since(start)
+	if !strings.Contains(after, "bravo is done") {
+		t.Fatalf("bravo's row did not change when it got stuck:\nbefore %q\nafter  %q", before, after)
+	}
+	t.Logf("row changed %v after the Stop hook (goal 200ms): %q", latency, after)
+
+	f.Start("delta")
+	f.Tmux.WaitFor(t, dash, "delta", 10*time.Second)
+	if _, err := f.Sup("stop", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	screen = f.Tmux.WaitForScreen(t, dash, "sup dash · 3 sessions", 10*time.Second)
+	if rowOf(screen, "alpha") != "" {
+		t.Fatalf("alpha stopped but is still listed:\n%s", screen)
+	}
+
+	// Select bravo through the filter, then Enter: the human's client,
+	// which shows the dashboard, lands on bravo's pane.
+	f.Tmux.SendLiteral(dash, "/brav")
+	f.Tmux.SendKeys(dash, "Enter")
+	f.Tmux.WaitForScreen(t, dash, `filter "brav" (1 shown`, 10*time.Second)
+	f.Tmux.SendKeys(dash, "Enter")
+	testutil.WaitUntil(t, 10*time.Second, "the client to land on bravo's pane", func() bool {
+		return f.Tmux.ClientPane(t, client) == panes["bravo"]
+	})
+	f.Tmux.WaitForScreen(t, dash, "jumped to bravo", 10*time.Second)
+
+	// a: no supervisor has the answer method yet, and the dashboard says so.
+	f.Tmux.SendKeys(dash, "a")
+	f.Tmux.WaitForScreen(t, dash, "answer: not supported by the sup running bravo", 10*time.Second)
+
+	// The runtime dir deleted under everyone: the supervisors recreate it
+	// and their sockets; the dashboard keeps every session and still
+	// follows their events.
+	f.Tmux.SendKeys(dash, "Escape")
+	if err := os.RemoveAll(f.RuntimeDir()); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "the supervisors to recreate the runtime dir", func() bool {
+		_, err := os.Stat(f.RuntimeDir())
+		return err == nil
+	})
+	f.Stuck("charlie")
+	testutil.WaitUntil(t, 10*time.Second, "charlie's row to show its Stop after the dir came back", func() bool {
+		screen := f.Tmux.Capture(dash)
+		return strings.Contains(rowOf(screen, "charlie"), "charlie is done") && !strings.Contains(screen, "is gone") &&
+			strings.Contains(screen, "3 sessions")
+	})
+}

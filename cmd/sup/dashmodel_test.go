@@ -1,0 +1,188 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+var dashNow = time.UnixMilli(1_000_000)
+
+func sessionAt(id, name, activity string, waitingSince int64) broker.Change {
+	return broker.Change{Kind: broker.SessionUpdated, Methods: []string{"hello", "state"}, Session: broker.Session{
+		Socket: "/rt/" + id + ".sock",
+		State: ipc.State{SessionID: id, Name: name, Activity: activity, Lifecycle: "running", Health: "healthy",
+			WaitingSince: waitingSince, StartedAt: dashNow.Add(-90 * time.Minute).UnixMilli(), Summary: name + " summary"},
+	}}
+}
+
+func keys(m *dashModel, ks ...string) []tea.Cmd {
+	var cmds []tea.Cmd
+	for _, k := range ks {
+		var msg tea.KeyMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		_, cmd := m.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+// recorder is the dashboard's actions, writing down what they were asked.
+type recorder struct{ calls []string }
+
+func (r *recorder) actions() dashActions {
+	rec := func(what string) func(broker.Session) (string, error) {
+		return func(s broker.Session) (string, error) {
+			r.calls = append(r.calls, what+" "+s.State.Name)
+			return what + " done", nil
+		}
+	}
+	return dashActions{jump: rec("jump"), restart: rec("restart"), skip: rec("skip"),
+		trigger: func(s broker.Session, text string) (string, error) {
+			r.calls = append(r.calls, "trigger "+s.State.Name+" "+text)
+			return "delivered", nil
+		}}
+}
+
+func newTestDash(r *recorder) *dashModel {
+	m := newDashModel("/rt", func() time.Time { return dashNow }, r.actions())
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 20})
+	return m
+}
+
+// TestDashModelRows: sessions appear from changes, sorted, a stuck
+// session's row shows its wait and summary, a gone one leaves, the
+// runtime dir's absence is on screen until it is back.
+func TestDashModelRows(t *testing.T) {
+	m := newTestDash(&recorder{})
+	m.Update(changeMsg(sessionAt("b", "bravo", "busy", 0)))
+	m.Update(changeMsg(sessionAt("a", "alpha", "ready", 0)))
+	v := m.View()
+	if ia, ib := strings.Index(v, "alpha"), strings.Index(v, "bravo"); ia < 0 || ib < ia {
+		t.Fatalf("want alpha then bravo:\n%s", v)
+	}
+	if !strings.Contains(rowOf(v, "alpha"), "1h30m") {
+		t.Errorf("uptime missing: %q", rowOf(v, "alpha"))
+	}
+	m.Update(changeMsg(sessionAt("b", "bravo", "needs_confirmation", dashNow.Add(-42*time.Second).UnixMilli())))
+	row := rowOf(m.View(), "bravo")
+	for _, want := range []string{"\x1b[1;33mneeds_confirmation", "42s", "bravo summary"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("bravo's row lacks %q: %q", want, row)
+		}
+	}
+	if !strings.Contains(m.View(), "2 sessions · 1 waiting on you") {
+		t.Errorf("header: %s", m.View())
+	}
+	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Session{Socket: "/rt/a.sock"}}))
+	if strings.Contains(m.View(), "alpha") {
+		t.Errorf("alpha is gone but listed:\n%s", m.View())
+	}
+	m.Update(changeMsg(broker.Change{Kind: broker.DirMissing}))
+	if !strings.Contains(m.View(), "the runtime dir /rt is gone") {
+		t.Errorf("no banner for the missing dir:\n%s", m.View())
+	}
+	m.Update(changeMsg(broker.Change{Kind: broker.DirPresent}))
+	if strings.Contains(m.View(), "is gone") {
+		t.Errorf("the dir is back but the banner stays:\n%s", m.View())
+	}
+}
+
+// TestDashModelKeys: the filter, moving the selection, each action on
+// the selected session, the trigger prompt, and `a` refused where the
+// supervisor has no answer method.
+func TestDashModelKeys(t *testing.T) {
+	r := &recorder{}
+	m := newTestDash(r)
+	for _, c := range []broker.Change{sessionAt("a", "alpha", "ready", 0), sessionAt("b", "bravo", "busy", 0), sessionAt("c", "charlie", "busy", 0)} {
+		m.Update(changeMsg(c))
+	}
+	run := func(cmds []tea.Cmd) {
+		for _, c := range cmds {
+			if c != nil {
+				m.Update(c())
+			}
+		}
+	}
+	keys(m, "/char", "enter") // typed fast: one message of runes
+	if v := m.View(); strings.Contains(v, "alpha") || !strings.Contains(v, `filter "char" (1 shown`) {
+		t.Fatalf("filter char:\n%s", v)
+	}
+	run(keys(m, "enter"))
+	keys(m, "esc", "down")
+	run(keys(m, "r"))
+	run(keys(m, "s"))
+	keys(m, "t")
+	if !strings.Contains(m.View(), "trigger bravo: █") {
+		t.Fatalf("no trigger prompt:\n%s", m.View())
+	}
+	run(keys(m, "fix", " ", "it", "enter"))
+	if !strings.Contains(m.View(), "delivered") {
+		t.Errorf("the trigger's outcome is not shown:\n%s", m.View())
+	}
+	keys(m, "t", "esc") // cancelled: nothing sent
+	want := "jump charlie|restart bravo|skip bravo|trigger bravo fix it"
+	if got := strings.Join(r.calls, "|"); got != want {
+		t.Fatalf("actions %q, want %q", got, want)
+	}
+
+	if !strings.Contains(m.View(), "a answer (not supported by this sup)") {
+		t.Errorf("a is not marked unsupported:\n%s", m.View())
+	}
+	keys(m, "a")
+	if !strings.Contains(m.View(), `answer: not supported by the sup running bravo (its supervisor has no "answer" method)`) {
+		t.Errorf("a on a sup without answer:\n%s", m.View())
+	}
+	c := sessionAt("b", "bravo", "busy", 0)
+	c.Methods = append(c.Methods, "answer")
+	m.Update(changeMsg(c))
+	if strings.Contains(m.View(), "not supported by this sup") {
+		t.Errorf("bravo's sup answers, yet a is marked unsupported:\n%s", m.View())
+	}
+	keys(m, "?")
+	if !strings.Contains(m.View(), "Enter      move your tmux client") {
+		t.Errorf("no help:\n%s", m.View())
+	}
+	keys(m, "x")
+	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil || cmd() != tea.Quit() {
+		t.Error("q does not quit")
+	}
+}
+
+// TestDashAgeTimer: the redraw timer fires when a shown age changes, not
+// on a fixed period; with no ages shown there is none; an outdated timer
+// schedules nothing.
+func TestDashAgeTimer(t *testing.T) {
+	for _, c := range []struct{ d, want time.Duration }{
+		{0, time.Second}, {1500 * time.Millisecond, 500 * time.Millisecond}, {59 * time.Second, time.Second},
+		{90 * time.Second, 30 * time.Second}, {3*time.Hour + 10*time.Second, 50 * time.Second},
+		{50 * time.Hour, 22 * time.Hour}, {-2 * time.Second, 2 * time.Second},
+	} {
+		if got := ageChangesIn(c.d); got != c.want {
+			t.Errorf("ageChangesIn(%v) = %v, want %v", c.d, got, c.want)
+		}
+	}
+	m := newTestDash(&recorder{})
+	if m.ageTick() != nil {
+		t.Error("a timer with nothing on screen")
+	}
+	if _, cmd := m.Update(changeMsg(sessionAt("a", "alpha", "busy", 0))); cmd == nil {
+		t.Error("no timer for alpha's uptime")
+	}
+	if _, cmd := m.Update(ageTickMsg{gen: m.tickGen - 1}); cmd != nil {
+		t.Error("an outdated timer scheduled another")
+	}
+}

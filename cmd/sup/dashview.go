@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// SGR colours of the activities: what needs the human stands out.
+var activityColour = map[string]string{
+	"ready":              "32", // green: waiting for its next task
+	"busy":               "36", // cyan: working
+	"needs_confirmation": "1;33",
+	"error":              "1;31",
+	"unknown":            "2",
+}
+
+const (
+	sgrDim   = "\x1b[2m"
+	sgrRev   = "\x1b[7m"
+	sgrReset = "\x1b[0m"
+)
+
+// dashColumns are the fixed columns; the summary takes what is left.
+var dashColumns = []struct {
+	title string
+	width int
+}{
+	{"NAME", 14}, {"WORKSPACE/ROLE", 16}, {"PROFILE", 7}, {"ACTIVITY", 18}, {"WAIT", 6},
+	{"HEALTH", 8}, {"RST", 3}, {"UP", 6}, {"TRIG d/t/f", 10},
+}
+
+// View draws the dashboard: header, the runtime dir's absence, the
+// table, and the input, status and key lines at the bottom.
+func (m *dashModel) View() string {
+	if m.help {
+		return dashHelp
+	}
+	now := m.now()
+	rows := m.visible()
+	stuck := 0
+	for _, r := range m.rows {
+		if r.s.State.WaitingSince != 0 {
+			stuck++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "sup dash · %d sessions · %d waiting on you", len(m.rows), stuck)
+	if m.filter != "" {
+		fmt.Fprintf(&b, " · filter %q (%d shown, Esc clears)", m.filter, len(rows))
+	}
+	b.WriteString("\n")
+	if m.dirMissing {
+		fmt.Fprintf(&b, "\x1b[1;31mthe runtime dir %s is gone: waiting for it to come back (sessions still answering stay listed)%s\n", m.dir, sgrReset)
+	}
+	b.WriteString("\n")
+	cells := make([]string, 0, len(dashColumns)+1)
+	for _, c := range dashColumns {
+		cells = append(cells, pad(c.title, c.width))
+	}
+	b.WriteString(sgrDim + "  " + strings.Join(append(cells, "SUMMARY"), " ") + sgrReset + "\n")
+	sel, _ := m.selected(rows)
+	if len(rows) == 0 {
+		b.WriteString("  no sessions")
+		if m.filter != "" {
+			b.WriteString(" match the filter")
+		}
+		b.WriteString("\n")
+	}
+	for i, r := range rows {
+		b.WriteString(m.row(r, i == sel, now) + "\n")
+	}
+	used := strings.Count(b.String(), "\n")
+	if gap := m.height - used - 3; gap > 0 {
+		b.WriteString(strings.Repeat("\n", gap))
+	}
+	b.WriteString("\n")
+	switch m.mode {
+	case dashFilter:
+		b.WriteString("/" + m.input + "█")
+	case dashTrigger:
+		name := "?"
+		if r, ok := m.rows[m.sel]; ok {
+			name = r.s.State.Name
+		}
+		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", name, m.input)
+	default:
+		b.WriteString(oneLine(m.status, max(m.width, 20)))
+	}
+	b.WriteString("\n" + m.keysLine(rows, sel))
+	return b.String()
+}
+
+// row is one session's line; the selected one is marked and reversed.
+func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
+	st := r.s.State
+	up := ""
+	if st.StartedAt != 0 {
+		up = age(now.Sub(time.UnixMilli(st.StartedAt)))
+	}
+	activity := st.Activity
+	if st.Lifecycle != "running" && st.Lifecycle != "" {
+		activity = st.Lifecycle + "/" + activity
+	}
+	values := []string{
+		st.Name, strings.Trim(st.Workspace+"/"+st.Role, "/"), st.Profile, activity,
+		dash(waitingFor(st, now)), st.Health, fmt.Sprint(st.RestartCount), dash(up), triggerCounts(st),
+	}
+	cells := make([]string, len(values))
+	for i, v := range values {
+		cells[i] = pad(v, dashColumns[i].width)
+	}
+	if c, ok := activityColour[st.Activity]; ok {
+		cells[3] = "\x1b[" + c + "m" + cells[3] + sgrReset
+	}
+	if st.Health != "" && st.Health != "healthy" {
+		cells[5] = "\x1b[31m" + cells[5] + sgrReset
+	}
+	mark := "  "
+	if selected {
+		mark = sgrRev + ">" + sgrReset + " "
+	}
+	line := mark + strings.Join(cells, " ")
+	if room := m.width - 2 - dashTableWidth(); room > 8 || m.width == 0 {
+		summary := st.Summary
+		if summary == "" {
+			summary = st.Reason
+		}
+		line += " " + oneLine(summary, max(room-1, 8))
+	}
+	return line
+}
+
+func dashTableWidth() int {
+	w := 0
+	for _, c := range dashColumns {
+		w += c.width + 1
+	}
+	return w
+}
+
+// triggerCounts is delivered/timeout/failed from state's counts.
+func triggerCounts(st ipc.State) string {
+	t := st.Triggers
+	return fmt.Sprintf("%d/%d/%d", t[ipc.OutcomeDelivered], t[ipc.OutcomeTimeout], t[ipc.OutcomeFailed])
+}
+
+// pad cuts s to n runes (with an ellipsis) or pads it with blanks.
+func pad(s string, n int) string {
+	s = oneLine(s, n)
+	if k := len([]rune(s)); k < n {
+		s += strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+// keysLine lists the keys; `a` is dimmed where the selected session's
+// supervisor has no answer method.
+func (m *dashModel) keysLine(rows []dashRow, sel int) string {
+	answer := "a answer"
+	if len(rows) == 0 || !slices.Contains(rows[sel].methods, answerMethod) {
+		answer = sgrDim + "a answer (not supported by this sup)" + sgrReset
+	}
+	return sgrDim + "enter jump · t trigger · r restart · s skip · " + sgrReset + answer + sgrDim + " · / filter · ? help · q quit" + sgrReset
+}
+
+const dashHelp = `sup dash: every session, live (from the supervisors' events)
+
+  ↑/↓, k/j   select a session
+  Enter      move your tmux client to its pane
+  t          trigger: type a prompt, Enter sends it (as sup trigger does)
+  r          restart the agent (resuming its conversation)
+  s          skip it in the stuck queue (cooldown as sup skip)
+  a          answer its prompt (when its sup has the answer method)
+  /          filter by name, workspace, role, profile, activity or summary
+  Esc        clear the filter
+  ?          this help (any key closes it)
+  q          quit
+
+WAIT is how long it has waited on you; RST its restarts; UP its
+supervisor's uptime; TRIG its triggers delivered/timed out/failed.
+`

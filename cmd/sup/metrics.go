@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/urfave/cli/v3"
+)
+
+func metricsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "metrics",
+		Usage: "every session's state as Prometheus text exposition: printed, served over HTTP (--listen) or written for node_exporter (--textfile)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Usage: "serve /metrics over HTTP on HOST:PORT (loopback unless --allow-remote)"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "let --listen use an address other hosts can reach (the sockets themselves are owner-only)"},
+			&cli.StringFlag{Name: "textfile", Usage: "write the exposition to PATH atomically (for node_exporter's textfile collector)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			listen, textfile := cmd.String("listen"), cmd.String("textfile")
+			switch {
+			case listen != "" && textfile != "":
+				return errors.New("metrics: --listen and --textfile exclude each other: serve, or write a file")
+			case listen != "":
+				return serveMetrics(ctx, listen, cmd.Bool("allow-remote"))
+			case textfile != "":
+				return writeTextfile(ctx, textfile)
+			}
+			return writeMetrics(ctx, os.Stdout)
+		},
+	}
+}
+
+// writeMetrics collects every supervisor's state and counters and writes
+// the exposition.
+func writeMetrics(ctx context.Context, w io.Writer) error {
+	snap, err := broker.CollectMetrics(ctx, runtimeDir(), fanoutTimeout)
+	if err != nil {
+		return err
+	}
+	return broker.WriteMetrics(w, snap, time.Now())
+}
+
+// writeTextfile writes the exposition next to path and renames it over
+// path, so node_exporter reads the old file or the new one, never half.
+// The temporary name starts with a dot and does not end in .prom, which
+// the textfile collector ignores.
+func writeTextfile(ctx context.Context, path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("metrics: --textfile %s: directory %s does not exist (create it, or name a file in an existing directory)", path, dir)
+	}
+	var buf bytes.Buffer
+	if err := writeMetrics(ctx, &buf); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("metrics: --textfile %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // Best effort: gone after the rename.
+	_, err = tmp.Write(buf.Bytes())
+	if err == nil {
+		err = tmp.Chmod(0o644) // node_exporter often runs as another user
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("metrics: --textfile %s: %w", path, err)
+	}
+	return nil
+}
+
+// serveMetrics answers GET /metrics with a fresh collection per scrape
+// until ctx ends. It listens before saying where, so "serving" means a
+// scrape can connect.
+func serveMetrics(ctx context.Context, addr string, allowRemote bool) error {
+	loopback, err := loopbackAddr(addr)
+	if err != nil {
+		return err
+	}
+	if !loopback && !allowRemote {
+		return fmt.Errorf("metrics: --listen %s is reachable from other hosts; the sessions' sockets are owner-only, so exposing their state needs --allow-remote (or listen on 127.0.0.1:PORT)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics: --listen %s: %w", addr, err)
+	}
+	if !loopback {
+		fmt.Fprintf(os.Stderr, "sup: warning: serving every session's state to other hosts on %s, without authentication\n", ln.Addr())
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		if err := writeMetrics(r.Context(), &buf); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(buf.Bytes()) // Best effort: the scraper hung up.
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	fmt.Fprintf(os.Stderr, "sup: serving http://%s/metrics\n", ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics: serve %s: %w", addr, err)
+	}
+	return nil
+}
+
+// loopbackAddr checks that addr is HOST:PORT and tells whether only this
+// host can reach it: a loopback IP or "localhost". An empty host means
+// every interface.
+func loopbackAddr(addr string) (bool, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false, fmt.Errorf("metrics: --listen %q is not HOST:PORT (e.g. 127.0.0.1:9464, [::1]:9464 or localhost:0 for any free port)", addr)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	if host == "" {
+		return false, nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		// A name other than localhost may resolve anywhere: treat it as remote.
+		return false, nil
+	}
+	return ip.IsLoopback(), nil
+}

@@ -1,0 +1,54 @@
+// Package ipctest serves in-process stand-ins for supervisors: the real
+// ipc server on a real socket, answering state (and whatever a test adds)
+// and publishing events, for tests and benchmarks of the broker's clients
+// where the agents themselves do not matter.
+package ipctest
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Events are the event names a stand-in publishes, as a supervisor's.
+var Events = []string{"activity", "client", "lifecycle", "trigger"}
+
+// Supervisor is one stand-in: its socket and its current state.
+type Supervisor struct {
+	Socket string
+	Server *ipc.Server
+	state  atomic.Pointer[ipc.State]
+}
+
+// Serve listens on dir/<st.SessionID>.sock and answers state with st
+// until the test ends.
+func Serve(t testing.TB, dir string, st ipc.State) *Supervisor {
+	t.Helper()
+	path, err := ipc.SocketPath(dir, st.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := ipc.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Supervisor{Socket: path, Server: ipc.NewServer(ipc.ServerConfig{Events: Events})}
+	s.state.Store(&st)
+	s.Server.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return s.State(), nil })
+	go s.Server.Serve(ln)
+	t.Cleanup(func() { s.Server.Shutdown(time.Second) })
+	return s
+}
+
+// State is what state answers now.
+func (s *Supervisor) State() ipc.State { return *s.state.Load() }
+
+// Set changes the state and publishes an activity event, as a supervisor
+// does when its agent's activity or summary changes.
+func (s *Supervisor) Set(st ipc.State) {
+	s.state.Store(&st)
+	s.Server.Publish("activity", map[string]any{"activity": st.Activity, "summary": st.Summary})
+}
