@@ -5,6 +5,7 @@
 //
 // calls hello, state and inject (TEXT, submitted), checks an unknown method
 // is refused with UNKNOWN_METHOD, and prints NODE-CLIENT-OK on success.
+// Required as a module it exports connect (conformance.cjs uses it).
 "use strict";
 const net = require("net");
 const assert = require("assert");
@@ -78,7 +79,11 @@ async function main() {
   console.log("NODE-CLIENT-OK");
 }
 
-main().catch((err) => {
-  console.error("node client failed:", err);
-  process.exit(1);
-});
+module.exports = { connect };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error("node client failed:", err);
+    process.exit(1);
+  });
+}
