@@ -18,7 +18,7 @@ local function is_list(t)
   if getmetatable(t) == getmetatable(vim.empty_dict()) then
     return false
   end
-  return vim.tbl_islist(t)
+  return (vim.islist or vim.tbl_islist)(t)
 end
 
 local function type_name(v)

@@ -9,7 +9,7 @@
 --
 -- Errors are tables { code = "BAD_REQUEST", message = "..." }; code is nil
 -- for local failures (no such socket, connection refused, closed).
-local uv = vim.loop
+local uv = vim.uv or vim.loop -- vim.loop before 0.10
 
 local M = {}
 
