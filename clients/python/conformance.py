@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sup_client import Client, SupError, frame, read_frame  # noqa: E402
@@ -192,6 +193,7 @@ def main(argv):
     sockets = dict(a.split("=", 1) for a in argv[2:])
     failed = 0
     for case in suite["cases"]:
+        t0 = time.monotonic()
         try:
             path = sockets[case["socket"]]
             if "call" in case:
@@ -200,7 +202,7 @@ def main(argv):
                 run_subscribe(case, path)
             else:
                 run_raw(case["raw"], path)
-            print("ok   %s" % case["name"])
+            print("ok   %s (%d ms)" % (case["name"], (time.monotonic() - t0) * 1000))
         except Exception as e:  # every failure is reported, the run goes on
             failed += 1
             print("FAIL %s: %s: %s" % (case["name"], type(e).__name__, e))

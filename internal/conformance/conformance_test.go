@@ -122,30 +122,36 @@ func requireTool(t *testing.T, name, install string) string {
 	return ""
 }
 
-// runExternal runs another language's runner with the cases file and the
-// live sockets; it must pass every case (CONFORMANCE PASS <n> cases) and
-// exit 0.
-func runExternal(t *testing.T, argv ...string) string {
+// runExternal runs another language's runner (argv, then the cases file
+// and the sockets) and returns its output and error.
+func runExternal(t *testing.T, argv []string, cases string, sockets map[string]string) (string, error) {
 	t.Helper()
-	s, cases := loadSuite(t)
-	argv = append(argv, cases)
-	for name, path := range StartSupervisors(t) {
+	argv = append(append([]string{}, argv...), cases)
+	for name, path := range sockets {
 		argv = append(argv, name+"="+path)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
-	pass := fmt.Sprintf("CONFORMANCE PASS %d cases", len(s.Cases))
-	if err != nil || !strings.Contains(string(out), pass) {
-		t.Fatalf("%s: %v, want %q in\n%s", filepath.Base(argv[0]), err, pass, out)
-	}
-	t.Log(pass)
-	return string(out)
+	return string(out), err
 }
 
-// TestNodeClient: the Node.js client (ipc/testdata/nodeclient) passes
-// every case.
-func TestNodeClient(t *testing.T) {
+// passExternal: the runner must pass every case (CONFORMANCE PASS <n>
+// cases) and exit 0.
+func passExternal(t *testing.T, argv []string) {
+	t.Helper()
+	s, cases := loadSuite(t)
+	out, err := runExternal(t, argv, cases, StartSupervisors(t))
+	pass := fmt.Sprintf("CONFORMANCE PASS %d cases", len(s.Cases))
+	if err != nil || !strings.Contains(out, pass) {
+		t.Fatalf("%s: %v, want %q in\n%s", filepath.Base(argv[0]), err, pass, out)
+	}
+	t.Log(out)
+}
+
+// nodeRunner is the Node.js client's runner, with its one dependency
+// installed.
+func nodeRunner(t *testing.T) []string {
 	node := requireTool(t, "node", "apt-get install -y nodejs npm")
 	dir := filepath.Join(testutil.ModuleRoot(t), "ipc", "testdata", "nodeclient")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@msgpack", "msgpack")); err != nil {
@@ -154,31 +160,65 @@ func TestNodeClient(t *testing.T) {
 			t.Fatalf("npm install @msgpack/msgpack (run .ci/run): %v\n%s", err, out)
 		}
 	}
-	runExternal(t, node, filepath.Join(dir, "conformance.cjs"))
+	return []string{node, filepath.Join(dir, "conformance.cjs")}
 }
 
 // debianPython is Debian's interpreter, which python3-msgpack installs
 // into (a python3 earlier in PATH may be another build without it).
 const debianPython = "/usr/bin/python3"
 
-// TestPythonClient: clients/python passes every case.
-func TestPythonClient(t *testing.T) {
-	py := debianPython
-	if err := exec.Command(py, "-c", "import msgpack").Run(); err != nil {
+// pythonRunner is clients/python's runner.
+func pythonRunner(t *testing.T) []string {
+	if err := exec.Command(debianPython, "-c", "import msgpack").Run(); err != nil {
 		if agenttest.InCI() {
-			t.Fatalf("%s with msgpack (apt-get install -y python3-msgpack): %v", py, err)
+			t.Fatalf("%s with msgpack (apt-get install -y python3-msgpack): %v", debianPython, err)
 		}
-		t.Skipf("%s with msgpack missing (apt-get install -y python3-msgpack): %v", py, err)
+		t.Skipf("%s with msgpack missing (apt-get install -y python3-msgpack): %v", debianPython, err)
 	}
-	runExternal(t, py, filepath.Join(testutil.ModuleRoot(t), "clients", "python", "conformance.py"))
+	return []string{debianPython, filepath.Join(testutil.ModuleRoot(t), "clients", "python", "conformance.py")}
 }
+
+// luaRunner runs the Neovim plugin's client in nvim --headless (Debian's
+// 0.7 has no -l: the script runs with -c luafile, its arguments after --).
+func luaRunner(t *testing.T) []string {
+	nvim := requireTool(t, "nvim", "apt-get install -y neovim")
+	plugin := filepath.Join(testutil.ModuleRoot(t), "editors", "nvim")
+	return []string{nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "--cmd", "set rtp^=" + plugin,
+		"-c", "luafile " + filepath.Join(plugin, "tests", "conformance.lua"), "--"}
+}
+
+// TestNodeClient: the Node.js client (ipc/testdata/nodeclient) passes
+// every case.
+func TestNodeClient(t *testing.T) { passExternal(t, nodeRunner(t)) }
+
+// TestPythonClient: clients/python passes every case.
+func TestPythonClient(t *testing.T) { passExternal(t, pythonRunner(t)) }
 
 // TestLuaClient: the Neovim plugin's Lua client passes every case, run in
 // a real nvim --headless.
-func TestLuaClient(t *testing.T) {
-	nvim := requireTool(t, "nvim", "apt-get install -y neovim")
-	root := testutil.ModuleRoot(t)
-	plugin := filepath.Join(root, "editors", "nvim")
-	runExternal(t, nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "--cmd", "set rtp^="+plugin,
-		"-c", "luafile "+filepath.Join(plugin, "tests", "conformance.lua"), "--")
+func TestLuaClient(t *testing.T) { passExternal(t, luaRunner(t)) }
+
+// TestExternalRunnersFailBrokenCase: every other language's runner fails
+// (exit 1, naming the case) on a case expecting the wrong code, as the Go
+// runner does in TestBrokenCaseFails.
+func TestExternalRunnersFailBrokenCase(t *testing.T) {
+	data := []byte(`{"protocol": 1, "sockets": {"live": ""}, "cases": [
+  {"name": "unknown method", "socket": "live", "call": {"method": "no_such_method"}, "error": {"code": "BAD_REQUEST"}}]}`)
+	if _, err := Parse(data); err != nil {
+		t.Fatal(err)
+	}
+	cases := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(cases, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sockets := StartSupervisors(t)
+	for name, runner := range map[string]func(*testing.T) []string{"node": nodeRunner, "python": pythonRunner, "lua": luaRunner} {
+		t.Run(name, func(t *testing.T) {
+			out, err := runExternal(t, runner(t), cases, sockets)
+			if err == nil || !strings.Contains(out, "FAIL unknown method: ") || !strings.Contains(out, "UNKNOWN_METHOD") ||
+				!strings.Contains(out, "CONFORMANCE FAILED 1 of 1") {
+				t.Fatalf("a wrong expected code: %v, want exit 1 naming the case and the code it got\n%s", err, out)
+			}
+		})
+	}
 }

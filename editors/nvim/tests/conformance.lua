@@ -299,6 +299,7 @@ local function main()
   end
   local failed = 0
   for _, case in ipairs(suite.cases) do
+    local t0 = vim.loop.hrtime()
     local ok, err = pcall(function()
       local path = sockets[case.socket] or error("no socket " .. case.socket .. " given", 0)
       if case.call then
@@ -310,7 +311,7 @@ local function main()
       end
     end)
     if ok then
-      out("ok   " .. case.name)
+      out(("ok   %s (%d ms)"):format(case.name, (vim.loop.hrtime() - t0) / 1e6))
     else
       failed = failed + 1
       out(("FAIL %s: %s"):format(case.name, tostring(err)))

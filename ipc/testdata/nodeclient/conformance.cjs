@@ -206,9 +206,10 @@ async function main() {
     try {
       const path = sockets[cs.socket];
       if (!path) fail(`no socket ${cs.socket} given`);
+      const t0 = Date.now();
       const run = cs.call ? runCall(cs, path) : cs.subscribe ? runSubscribe(cs, path) : runRaw(cs.raw, path);
       await withTimeout(run, cs.name);
-      console.log(`ok   ${cs.name}`);
+      console.log(`ok   ${cs.name} (${Date.now() - t0} ms)`);
     } catch (e) {
       failed++;
       console.log(`FAIL ${cs.name}: ${e.message}`);
