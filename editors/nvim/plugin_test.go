@@ -1,6 +1,7 @@
 package nvim_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // TestSupTriggerVisualSelection: :'<,'>SupTrigger on a two-line visual
@@ -57,13 +59,13 @@ func TestStatuslineFollowsEvents(t *testing.T) {
 	n := startNvim(t, sup, t.TempDir(), `
 function test()
   local sup = require("sup")
-  local max_ns, calls = 0, 0
+  local max_ns, max_at, calls = 0, 0, 0
   local function sl()
     local t0 = vim.loop.hrtime()
     local s = sup.statusline()
     local d = vim.loop.hrtime() - t0
     calls = calls + 1
-    if d > max_ns then max_ns = d end
+    if d > max_ns then max_ns, max_at = d, calls end
     return s
   end
   local w = require("sup.status").watch
@@ -85,7 +87,10 @@ function test()
     end
     emit("LINE", cur)
   end
-  emit("COST", { max_us = max_ns / 1000, calls = calls })
+  -- The same string through a plain 'statusline'.
+  vim.o.statusline = "%{v:lua.require'sup'.statusline()}"
+  emit("PLAIN", vim.api.nvim_eval_statusline(vim.o.statusline, {}).str)
+  emit("COST", { max_us = max_ns / 1000, max_at = max_at, calls = calls })
 end
 `)
 	var line string
@@ -104,13 +109,18 @@ end
 			t.Fatalf("after %s on %s the statusline is %q, want %q", step.event, step.session, line, step.want)
 		}
 	}
+	n.next("PLAIN", &line)
+	if line != "⚠ 1 stuck · next: b" {
+		t.Fatalf("a plain 'statusline' of %%{v:lua.require'sup'.statusline()} shows %q", line)
+	}
 	var cost struct {
 		MaxUS float64 `json:"max_us"`
+		MaxAt int     `json:"max_at"`
 		Calls int     `json:"calls"`
 	}
 	n.next("COST", &cost)
 	n.finish()
-	t.Logf("statusline: %d calls, the slowest %.1f µs", cost.Calls, cost.MaxUS)
+	t.Logf("statusline: %d calls, the slowest (number %d) %.1f µs", cost.Calls, cost.MaxAt, cost.MaxUS)
 	if cost.MaxUS > 5000 {
 		t.Fatalf("a statusline call took %.1f µs: it must never block (want < 5 ms)", cost.MaxUS)
 	}
@@ -133,7 +143,7 @@ end
 	n.finish()
 	report := strings.Join(lines, "\n")
 	mustContain(t, ":checkhealth sup", report, "runtime dir "+sup.RuntimeDir()+" found (mode 700, yours)",
-		filepath.Base(sock)+": mode 600, sup ", "protocol 1")
+		filepath.Base(sock)+": session agent, mode 600, sup ", "protocol 1")
 	if strings.Contains(report, "ERROR") || strings.Contains(report, "WARN") {
 		t.Fatalf(":checkhealth sup is not all OK:\n%s", report)
 	}
@@ -200,7 +210,7 @@ end
 
 // TestSupQueueAndAnswer: :SupQueue offers the stuck sessions in FIFO
 // order through vim.ui.select; :SupAnswer says plainly that this sup has
-// no answer method.
+// no answer method; TARGET completes the live session names.
 func TestSupQueueAndAnswer(t *testing.T) {
 	sup := testutil.NewSupervisors(t, "")
 	sup.Start("a", "-echo")
@@ -219,17 +229,23 @@ function test()
   vim.wait(5000, function() return items ~= nil end, 5)
   vim.cmd("SupAnswer a 1")
   wait_notes(1)
-  emit("RESULT", { items = items, notes = _G.notes })
+  emit("RESULT", { items = items, notes = _G.notes, completion = vim.fn.getcompletion("SupTrigger ", "cmdline"),
+    completion_b = vim.fn.getcompletion("SupTrigger b", "cmdline") })
 end
 `)
 	var res struct {
-		Items []string `json:"items"`
-		Notes []note   `json:"notes"`
+		Items       []string `json:"items"`
+		Notes       []note   `json:"notes"`
+		Completion  []string `json:"completion"`
+		CompletionB []string `json:"completion_b"`
 	}
 	n.next("RESULT", &res)
 	n.finish()
 	if len(res.Items) != 2 || !strings.HasPrefix(res.Items[0], "b  ") || !strings.HasPrefix(res.Items[1], "a  ") {
 		t.Fatalf(":SupQueue offered %q, want b then a (FIFO)", res.Items)
+	}
+	if strings.Join(res.Completion, ",") != "a,b" || strings.Join(res.CompletionB, ",") != "b" {
+		t.Fatalf(":SupTrigger completes %q and, after b, %q: want the live sessions a,b and b", res.Completion, res.CompletionB)
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Msg, "has no `answer` method") {
 		t.Fatalf(":SupAnswer notified %+v, want that this sup has no answer method", res.Notes)
@@ -310,4 +326,63 @@ end
 			t.Errorf("help topic %d: %q, want sup.txt at %s", i, got[i], want)
 		}
 	}
+}
+
+// operatorBusy types a key into the agent's pane and waits until its
+// supervisor counts the operator as busy.
+func operatorBusy(t *testing.T, sup *testutil.Supervisors, pane, sock, key string) {
+	t.Helper()
+	sup.Tmux.SendLiteral(pane, key)
+	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool {
+		c, err := ipc.Dial(sock, time.Second)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		var st ipc.State
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return c.Call(ctx, ipc.MethodState, nil, &st) == nil && st.OperatorBusy
+	})
+}
+
+// TestSupTriggerDeferredAndForced: while the operator types in the pane a
+// trigger is deferred (OPERATOR_BUSY, told at once) and delivered later
+// (told again); :SupTrigger! goes at once, with the human_override reason
+// sup requires.
+func TestSupTriggerDeferredAndForced(t *testing.T) {
+	sup := testutil.NewSupervisors(t, triggerConfig)
+	pane := sup.Start("agent", "-raw", "-ack")
+	sock := sup.Socket("agent")
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "notes.txt"), "only line\n")
+	lua := func(cmd string, notes int) string {
+		return fmt.Sprintf(`
+function test()
+  vim.cmd(%q)
+  wait_notes(%d)
+  emit("RESULT", _G.notes)
+end
+`, cmd, notes)
+	}
+
+	operatorBusy(t, sup, pane, sock, "x")
+	n := startNvim(t, sup, work, lua("SupTrigger agent", 2), "notes.txt")
+	var notes []note
+	n.next("RESULT", &notes)
+	n.finish()
+	if len(notes) != 2 || !strings.Contains(notes[0].Msg, "notes.txt:1 deferred by agent (OPERATOR_BUSY)") || notes[0].Level != 3 ||
+		!strings.Contains(notes[1].Msg, "notes.txt:1 delivered to agent") {
+		t.Fatalf("notifications %+v, want deferred (OPERATOR_BUSY, a warning), then delivered", notes)
+	}
+
+	operatorBusy(t, sup, pane, sock, "y")
+	n = startNvim(t, sup, work, lua("SupTrigger! agent I asked for it", 1), "notes.txt")
+	n.next("RESULT", &notes)
+	n.finish()
+	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "delivered to agent") {
+		t.Fatalf("forced: notifications %+v, want delivered at once", notes)
+	}
+	audit := string(readFile(t, filepath.Join(sup.Env["XDG_STATE_HOME"], "sup", "audit.jsonl")))
+	mustContain(t, "the audit", audit, `"override_reason":"human_override: I asked for it"`, `"collision_gate":"bypassed"`, `"requester":"sup.nvim/`)
 }

@@ -150,17 +150,15 @@ async function runCall(cs, path) {
 }
 
 async function runSubscribe(cs, path) {
-  // Subscribing turns the connection into an event stream: a bare one.
-  const c = await rawConn(path);
+  const c = connect(path);
   try {
-    const req = { v: 1, id: 1, method: "subscribe" };
-    if (cs.subscribe.events) req.params = { events: cs.subscribe.events };
-    c.write(frame(req));
-    const ans = await c.next();
-    if (!ans.ok) fail(`subscribe: ${ans.error.code}: ${ans.error.message}`);
-    match(cs.result, ans.result);
+    const events = [];
+    let wake = null;
+    const names = await c.subscribe(cs.subscribe.events, (ev) => { events.push(ev); if (wake) wake(); });
+    match(cs.result, { events: names });
     (await rawConn(path)).close(); // provoke: connect
-    match(cs.event, await c.next());
+    if (!events.length) await new Promise((res) => { wake = res; });
+    match(cs.event, events[0]);
   } finally {
     c.close();
   }

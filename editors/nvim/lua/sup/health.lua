@@ -68,7 +68,11 @@ function M.check()
     elseif hello.protocol ~= client.PROTOCOL then
       err(("%s speaks protocol %s; this plugin speaks %d"):format(name, tostring(hello.protocol), client.PROTOCOL))
     else
-      ok(("%s: mode 600, sup %s, protocol %d"):format(name, hello.server, hello.protocol))
+      local _, st = client.await(3000, function(done)
+        client.request(path, "state", nil, done)
+      end)
+      local session = type(st) == "table" and st.name and ("session %s, "):format(st.name) or ""
+      ok(("%s: %smode 600, sup %s, protocol %d"):format(name, session, hello.server, hello.protocol))
     end
   end
 end

@@ -194,11 +194,20 @@ function M.start()
   rescan()
 end
 
+local start_scheduled = false
+
 --- statusline returns "⚠ N stuck · next: NAME", or "" when no session is
---- eligible (the format of `sup status-line`). It never blocks.
+--- eligible (the format of `sup status-line`). It never blocks: it returns
+--- what the events last computed, and its first call only schedules the
+--- start of watching (a scan of the runtime dir and a connect per socket)
+--- for after the redraw.
 function M.statusline()
-  if not W.started then
-    M.start()
+  if not W.started and not start_scheduled then
+    start_scheduled = true
+    vim.schedule(function()
+      start_scheduled = false
+      M.start()
+    end)
   end
   return W.text
 end
