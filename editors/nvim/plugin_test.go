@@ -386,3 +386,93 @@ end
 	audit := string(readFile(t, filepath.Join(sup.Env["XDG_STATE_HOME"], "sup", "audit.jsonl")))
 	mustContain(t, "the audit", audit, `"override_reason":"human_override: I asked for it"`, `"collision_gate":"bypassed"`, `"requester":"sup.nvim/`)
 }
+
+// TestStatuslineSeesNewSessions: watching starts before the runtime dir
+// exists; a session started later is picked up through the filesystem
+// watch (no polling), and one that ends drops out.
+func TestStatuslineSeesNewSessions(t *testing.T) {
+	sup := testutil.NewSupervisors(t, "")
+	parent, err := os.MkdirTemp("", "sup-nv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	sup.Env["SUP_RUNTIME_DIR"] = filepath.Join(parent, "rt") // not there yet
+	n := startNvim(t, sup, t.TempDir(), `
+function test()
+  local sup = require("sup")
+  sup.statusline()
+  vim.wait(200)
+  emit("READY", sup.statusline())
+  local cur = sup.statusline()
+  for _ = 1, 2 do
+    local prev = cur
+    if not vim.wait(20000, function() cur = sup.statusline() return cur ~= prev end, 5) then
+      error("the statusline stayed " .. vim.inspect(prev))
+    end
+    emit("LINE", cur)
+  end
+end
+`)
+	var line string
+	n.next("READY", &line)
+	pane := sup.Start("late", "-echo")
+	hook(t, sup.Socket("late"), "late", "Stop")
+	n.next("LINE", &line)
+	if line != "⚠ 1 stuck · next: late" {
+		t.Fatalf("after a new session got stuck the statusline is %q", line)
+	}
+	sup.Tmux.KillPane(pane) // its supervisor ends: EOF on the subscription
+	n.next("LINE", &line)
+	if line != "" {
+		t.Fatalf("after the session ended the statusline is %q, want empty", line)
+	}
+	n.finish()
+}
+
+// TestSupAnswerSendsExpect: against a server that has the `answer` method
+// (an ipc.Server in this process, standing in for a newer sup: the method
+// is not in sup yet), :SupAnswer sends the choice and `expect`, the
+// waiting_since of the prompt the user saw.
+func TestSupAnswerSendsExpect(t *testing.T) {
+	sup := testutil.NewSupervisors(t, "")
+	rt := sup.RuntimeDir()
+	ln, err := ipc.Listen(filepath.Join(rt, "0123456789ab.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ipc.NewServer(ipc.ServerConfig{Version: "future"})
+	srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) {
+		return map[string]any{"session_id": "0123456789ab", "name": "future", "workspace": "", "role": "", "document": "/x.md",
+			"activity": "needs_confirmation", "lifecycle": "running", "waiting_since": int64(1700000000123), "skip_until": 0}, nil
+	})
+	answers := make(chan map[string]any, 1)
+	srv.Handle("answer", func(_ context.Context, req *ipc.Request) (any, error) {
+		var p map[string]any
+		if err := req.DecodeParams(&p); err != nil {
+			return nil, err
+		}
+		answers <- p
+		return map[string]any{"answered": true}, nil
+	})
+	go srv.Serve(ln) // Best effort: Close ends it.
+	t.Cleanup(func() { srv.Close() })
+	n := startNvim(t, sup, t.TempDir(), `
+function test()
+  vim.cmd("SupAnswer future 2")
+  wait_notes(1)
+  emit("RESULT", _G.notes)
+end
+`)
+	var notes []note
+	n.next("RESULT", &notes)
+	n.finish()
+	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "answered future: 2") {
+		t.Fatalf("notifications %+v, want the answer confirmed", notes)
+	}
+	p := <-answers
+	exp, _ := p["expect"].(map[string]any)
+	if p["choice"] != "2" || fmt.Sprint(exp["waiting_since"]) != "1700000000123" || len(p) != 2 {
+		t.Fatalf("answer params %v, want choice 2 and expect.waiting_since 1700000000123", p)
+	}
+}
