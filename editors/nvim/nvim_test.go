@@ -203,6 +203,25 @@ func noTraceback(t testing.TB, s string) {
 	}
 }
 
+// notes reads the RESULT line as the test's notifications and waits for
+// nvim to end cleanly.
+func (n *nvim) notes() []note {
+	n.t.Helper()
+	var notes []note
+	n.next("RESULT", &notes)
+	n.finish()
+	return notes
+}
+
+// wantOneNote: exactly one notification, containing want.
+func wantOneNote(t testing.TB, notes []note, want string) {
+	t.Helper()
+	if len(notes) != 1 || !strings.Contains(notes[0].Msg, want) {
+		t.Fatalf("notifications %+v, want one containing %q", notes, want)
+	}
+}
+
+// note is one vim.notify call.
 type note struct {
 	Msg   string `json:"msg"`
 	Level int    `json:"level"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/conformance"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -32,12 +33,7 @@ function test()
   emit("RESULT", _G.notes)
 end
 `, "notes.txt")
-	var notes []note
-	n.next("RESULT", &notes)
-	n.finish()
-	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "notes.txt:1-2 delivered to agent") {
-		t.Fatalf("notifications %+v, want one saying notes.txt:1-2 was delivered", notes)
-	}
+	wantOneNote(t, n.notes(), "notes.txt:1-2 delivered to agent")
 	got := string(readFile(t, rec))
 	if c := strings.Count(got, "[BRIDGE_TRIGGER"); c != 1 {
 		t.Fatalf("the agent read %d triggers, want 1:\n%q", c, got)
@@ -286,12 +282,7 @@ function test()
   emit("RESULT", _G.notes)
 end
 `)
-	var notes []note
-	n.next("RESULT", &notes)
-	n.finish()
-	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "switched to a (pane "+paneA+")") {
-		t.Fatalf("notifications %+v, want the switch to a", notes)
-	}
+	wantOneNote(t, n.notes(), "switched to a (pane "+paneA+")")
 	if got := sup.Tmux.ClientPane(t, client); got != paneA {
 		t.Fatalf("the client shows %s, want a's pane %s", got, paneA)
 	}
@@ -334,15 +325,8 @@ func operatorBusy(t *testing.T, sup *testutil.Supervisors, pane, sock, key strin
 	t.Helper()
 	sup.Tmux.SendLiteral(pane, key)
 	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool {
-		c, err := ipc.Dial(sock, time.Second)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		var st ipc.State
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return c.Call(ctx, ipc.MethodState, nil, &st) == nil && st.OperatorBusy
+		st, err := conformance.State(sock)
+		return err == nil && st.OperatorBusy
 	})
 }
 
@@ -368,9 +352,7 @@ end
 
 	operatorBusy(t, sup, pane, sock, "x")
 	n := startNvim(t, sup, work, lua("SupTrigger agent", 2), "notes.txt")
-	var notes []note
-	n.next("RESULT", &notes)
-	n.finish()
+	notes := n.notes()
 	if len(notes) != 2 || !strings.Contains(notes[0].Msg, "notes.txt:1 deferred by agent (OPERATOR_BUSY)") || notes[0].Level != 3 ||
 		!strings.Contains(notes[1].Msg, "notes.txt:1 delivered to agent") {
 		t.Fatalf("notifications %+v, want deferred (OPERATOR_BUSY, a warning), then delivered", notes)
@@ -378,11 +360,7 @@ end
 
 	operatorBusy(t, sup, pane, sock, "y")
 	n = startNvim(t, sup, work, lua("SupTrigger! agent I asked for it", 1), "notes.txt")
-	n.next("RESULT", &notes)
-	n.finish()
-	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "delivered to agent") {
-		t.Fatalf("forced: notifications %+v, want delivered at once", notes)
-	}
+	wantOneNote(t, n.notes(), "notes.txt:1 delivered to agent")
 	audit := string(readFile(t, filepath.Join(sup.Env["XDG_STATE_HOME"], "sup", "audit.jsonl")))
 	mustContain(t, "the audit", audit, `"override_reason":"human_override: I asked for it"`, `"collision_gate":"bypassed"`, `"requester":"sup.nvim/`)
 }
@@ -464,12 +442,7 @@ function test()
   emit("RESULT", _G.notes)
 end
 `)
-	var notes []note
-	n.next("RESULT", &notes)
-	n.finish()
-	if len(notes) != 1 || !strings.Contains(notes[0].Msg, "answered future: 2") {
-		t.Fatalf("notifications %+v, want the answer confirmed", notes)
-	}
+	wantOneNote(t, n.notes(), "answered future: 2")
 	p := <-answers
 	exp, _ := p["expect"].(map[string]any)
 	if p["choice"] != "2" || fmt.Sprint(exp["waiting_since"]) != "1700000000123" || len(p) != 2 {

@@ -39,20 +39,21 @@ func StartSupervisors(t testing.TB) map[string]string {
 
 func waitLifecycle(t testing.TB, sock, want string) {
 	t.Helper()
-	var last string
 	testutil.WaitUntil(t, 10*time.Second, "lifecycle "+want+" at "+sock, func() bool {
-		c, err := ipc.Dial(sock, time.Second)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		var st ipc.State
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if c.Call(ctx, ipc.MethodState, nil, &st) != nil {
-			return false
-		}
-		last = st.Lifecycle
-		return last == want
+		st, err := State(sock)
+		return err == nil && st.Lifecycle == want
 	})
+}
+
+// State asks the supervisor at sock for its state, within a second.
+func State(sock string) (ipc.State, error) {
+	var st ipc.State
+	c, err := ipc.Dial(sock, time.Second)
+	if err != nil {
+		return st, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return st, c.Call(ctx, ipc.MethodState, nil, &st)
 }

@@ -185,11 +185,17 @@ local function hello_on(conn)
   match({ id = 99, ok = true }, conn.next(), "hello")
 end
 
-local function run_call(case, path)
+-- connect opens a client connection, or fails the case.
+local function connect(path)
   local err, c = client.await(CASE_TIMEOUT, function(done)
     client.connect(path, done)
   end)
   check(err, "connect")
+  return c
+end
+
+local function run_call(case, path)
+  local c = connect(path)
   local params = case.call.params
   if params == vim.NIL then
     params = nil
@@ -209,10 +215,7 @@ local function run_call(case, path)
 end
 
 local function run_subscribe(case, path)
-  local err, c = client.await(CASE_TIMEOUT, function(done)
-    client.connect(path, done)
-  end)
-  check(err, "connect")
+  local c = connect(path)
   local events = {}
   local serr, names = client.await(CASE_TIMEOUT, function(done)
     c:subscribe(case.subscribe.events, function(ev)
