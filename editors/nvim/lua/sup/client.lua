@@ -276,7 +276,7 @@ function M.await(timeout_ms, fn)
   end, 5) then
     return { message = ("timed out after %d ms"):format(timeout_ms) }
   end
-  return unpack(res, 1, res.n)
+  return (table.unpack or unpack)(res, 1, res.n)
 end
 
 return M

@@ -3,6 +3,7 @@
 local client = require("sup.client")
 local discover = require("sup.discover")
 local uv = vim.uv or vim.loop -- vim.loop before 0.10
+local bit = require("bit") -- LuaJIT's, or the one Neovim bundles for PUC Lua
 
 local M = {}
 
