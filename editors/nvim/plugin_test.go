@@ -45,8 +45,9 @@ end
 }
 
 // TestStatuslineFollowsEvents: the statusline shows the stuck count and
-// head, changes when sessions get stuck or make progress (events, no
-// polling), and no call takes 5 ms.
+// head, changes when sessions get stuck, make progress or are skipped
+// (events, no polling), and when a skip's cooldown ends (a timer set for
+// that moment); no call takes 5 ms.
 func TestStatuslineFollowsEvents(t *testing.T) {
 	sup := testutil.NewSupervisors(t, "")
 	sup.Start("a", "-echo")
@@ -76,7 +77,7 @@ function test()
   end
   local cur = sl()
   emit("READY", cur)
-  for _ = 1, 3 do
+  for _ = 1, 6 do
     local prev = cur
     if not vim.wait(15000, function() cur = sl() return cur ~= prev end, 1) then
       error("the statusline stayed " .. vim.inspect(prev))
@@ -94,19 +95,44 @@ end
 	if line != "" {
 		t.Fatalf("statusline before anyone is stuck: %q, want empty", line)
 	}
-	for _, step := range []struct{ session, event, want string }{
+	skip := func(session string) {
+		c, err := ipc.Dial(socks[session], 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := c.Call(ctx, ipc.MethodSkip, map[string]any{"cooldown_ms": 700}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range []struct {
+		session, event, want string
+	}{
 		{"a", "Stop", "⚠ 1 stuck · next: a"},
 		{"b", "Stop", "⚠ 2 stuck · next: a"},
 		{"a", "UserPromptSubmit", "⚠ 1 stuck · next: b"},
+		{"a", "Stop", "⚠ 2 stuck · next: b"},
+		// Skipped: b cools down for 700 ms and goes to the queue's tail.
+		{"b", "skip", "⚠ 1 stuck · next: a"},
+		// The cooldown's end changes the queue without an event.
+		{"", "", "⚠ 2 stuck · next: a"},
 	} {
-		hook(t, socks[step.session], step.session, step.event)
+		switch step.event {
+		case "skip":
+			skip(step.session)
+		case "":
+		default:
+			hook(t, socks[step.session], step.session, step.event)
+		}
 		n.next("LINE", &line)
 		if line != step.want {
-			t.Fatalf("after %s on %s the statusline is %q, want %q", step.event, step.session, line, step.want)
+			t.Fatalf("after %q on %q the statusline is %q, want %q", step.event, step.session, line, step.want)
 		}
 	}
 	n.next("PLAIN", &line)
-	if line != "⚠ 1 stuck · next: b" {
+	if line != "⚠ 2 stuck · next: a" {
 		t.Fatalf("a plain 'statusline' of %%{v:lua.require'sup'.statusline()} shows %q", line)
 	}
 	var cost struct {
