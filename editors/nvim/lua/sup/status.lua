@@ -16,6 +16,7 @@ local W = {
   sessions = {}, -- socket path → { name, session_id, waiting_since, skip_until }
   watching = {}, -- socket path → true while a subscription is being set up or runs
   clients = {}, -- socket path → its subscribed connection
+  stale = {}, -- socket path → true: refused, retried when the dir changes
   stuck = 0,
   head = nil,
 }
@@ -93,15 +94,32 @@ local function refresh_state(path)
   end)
 end
 
+-- A socket is bound before it listens: in between, connects are refused
+-- as on a stale one. A refused socket is tried again after these delays
+-- (ms), which cover that window; after them it counts as stale, tried
+-- again only when the runtime dir changes.
+local refused_retries = { 20, 50, 100, 200, 400, 800 }
+
 -- watch_session subscribes first, then reads state: the state answer
 -- covers every event that arrived before it, and every later event is
 -- applied on top.
-local function watch_session(path)
+local function watch_session(path, attempt)
+  attempt = attempt or 1
   W.watching[path] = true
+  W.stale[path] = nil
   client.connect(path, function(err, c)
     if err then
-      -- Stale (refused) or gone: nothing to show. It stays marked, so a
-      -- dead socket is not retried on every change of the dir.
+      if not W.started then
+        return
+      end
+      if attempt <= #refused_retries and (err.message or ""):match("connection refused") then
+        return vim.defer_fn(function()
+          if W.started and W.watching[path] and not W.clients[path] then
+            watch_session(path, attempt + 1)
+          end
+        end, refused_retries[attempt])
+      end
+      W.stale[path] = true
       return
     end
     W.clients[path] = c
@@ -131,15 +149,14 @@ end
 
 local function rescan()
   for _, path in ipairs(discover.sockets(W.dir)) do
-    if not W.watching[path] then
+    if not W.watching[path] or W.stale[path] then
       watch_session(path)
     end
   end
-  -- A socket path that disappears while marked (a stale one removed by
-  -- `sup ls`) may come back for a new session: unmark it.
+  -- A socket path that disappeared is forgotten: a new session may reuse it.
   for path in pairs(W.watching) do
     if not W.sessions[path] and not uv.fs_stat(path) then
-      W.watching[path] = nil
+      W.watching[path], W.stale[path] = nil, nil
     end
   end
 end
@@ -219,7 +236,7 @@ function M.stop()
   for _, c in pairs(W.clients) do
     c:close()
   end
-  W.started, W.sessions, W.watching, W.clients, W.text = false, {}, {}, {}, ""
+  W.started, W.sessions, W.watching, W.clients, W.stale, W.text = false, {}, {}, {}, {}, ""
 end
 
 return M
