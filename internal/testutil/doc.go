@@ -1,6 +1,6 @@
 // Package testutil holds helpers for sup's end-to-end tests: building the
-// binaries under test, running a private tmux server, and checking which
-// processes are still alive.
+// binaries under test, running a private tmux server, supervising fake
+// agents in it (Supervisors), and checking which processes are still alive.
 //
 // Everything here uses the real thing (real ptys, real processes, real tmux)
 // and cleans up after itself through t.Cleanup, also when a test fails.

@@ -5,6 +5,8 @@
 //
 // calls hello, state and inject (TEXT, submitted), checks an unknown method
 // is refused with UNKNOWN_METHOD, and prints NODE-CLIENT-OK on success.
+// Required as a module it exports connect (conformance.cjs uses it):
+// connect(path) → { call(method, params), subscribe(events, onEvent, onEnd), close() }.
 "use strict";
 const net = require("net");
 const assert = require("assert");
@@ -12,7 +14,7 @@ const { encode, decode } = require("@msgpack/msgpack");
 
 function connect(path) {
   const sock = net.createConnection(path);
-  let buf = Buffer.alloc(0), nextId = 1;
+  let buf = Buffer.alloc(0), nextId = 1, onEvent = null, onEnd = null;
   const pending = []; // answers come back in order
   sock.on("data", (chunk) => {
     buf = Buffer.concat([buf, chunk]);
@@ -22,16 +24,23 @@ function connect(path) {
       if (buf.length < 4 + n) break;
       const msg = decode(buf.subarray(4, 4 + n));
       buf = buf.subarray(4 + n);
+      if (onEvent) { onEvent(msg); continue; }
       const p = pending.shift();
       if (!p) { sock.destroy(new Error("unexpected frame " + JSON.stringify(msg))); return; }
       if (msg.id !== p.id && msg.id !== 0) { p.reject(new Error(`answer id ${msg.id} for request ${p.id}`)); continue; }
+      // A subscription's events may follow its answer in the same chunk:
+      // switch to events before the next frame.
+      if (msg.ok && p.onEvent) onEvent = p.onEvent;
       if (msg.ok) p.resolve(msg.result);
       else p.reject(Object.assign(new Error(msg.error.message), { code: msg.error.code }));
     }
   });
   sock.on("error", (err) => pending.splice(0).forEach((p) => p.reject(err)));
-  sock.on("close", () => pending.splice(0).forEach((p) => p.reject(new Error("closed"))));
-  function call(method, params) {
+  sock.on("close", () => {
+    pending.splice(0).forEach((p) => p.reject(new Error("closed")));
+    if (onEnd) onEnd();
+  });
+  function call(method, params, onEventAfter) {
     const id = nextId++;
     const req = { v: 1, id, method };
     if (params !== undefined) req.params = params;
@@ -39,9 +48,17 @@ function connect(path) {
     const head = Buffer.alloc(4);
     head.writeUInt32BE(body.length);
     sock.write(Buffer.concat([head, body])); // one write per frame
-    return new Promise((resolve, reject) => pending.push({ id, resolve, reject }));
+    return new Promise((resolve, reject) => pending.push({ id, resolve, reject, onEvent: onEventAfter }));
   }
-  return { call, close: () => sock.end() };
+  // subscribe turns the connection into an event stream: resolves to the
+  // stream's event names, then calls handler(event) per event and end()
+  // at EOF. Nothing else may be sent on it afterwards.
+  async function subscribe(events, handler, end) {
+    onEnd = end || null;
+    const res = await call("subscribe", events && events.length ? { events } : undefined, handler);
+    return res.events;
+  }
+  return { call, subscribe, close: () => sock.end() };
 }
 
 async function main() {
@@ -78,7 +95,11 @@ async function main() {
   console.log("NODE-CLIENT-OK");
 }
 
-main().catch((err) => {
-  console.error("node client failed:", err);
-  process.exit(1);
-});
+module.exports = { connect };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error("node client failed:", err);
+    process.exit(1);
+  });
+}
