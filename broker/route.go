@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // RouteQuery names the session a trigger is for; empty fields match
@@ -96,7 +97,9 @@ type routeAudit struct {
 // message, never hides the route's own outcome.
 func (r *Router) audit(res *RouteResult, a routeAudit) {
 	a.Time, a.Source = time.Now().UnixMilli(), "broker"
-	if err := supervisor.AppendAudit(r.StateDir, a); err != nil {
+	audit := store.NewAudit(r.StateDir)
+	defer audit.Close()
+	if err := audit.Append(a); err != nil {
 		res.Message = strings.TrimSpace(res.Message + " [audit failed: " + err.Error() + "]")
 	}
 }
@@ -144,12 +147,12 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 	}
 	switch {
 	case ok && r.Document != "" && known.Document != r.Document:
-		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+		known = store.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
 	case !ok && r.Document == "":
 		return r.fail(res, q, p, ipc.CodeTargetNotFound,
-			"no live session matches and %s records none; give --doc DOC to start one", supervisor.RegistryFile)
+			"no live session matches and %s records none; give --doc DOC to start one", store.RegistryFile)
 	case !ok:
-		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+		known = store.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
 	}
 	res.Document, res.Route = known.Document, RouteFresh
 	if known.AgentSessionID != "" {
@@ -162,12 +165,12 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 }
 
 // lastKnown is the newest sessions.json entry matching q.
-func (r *Router) lastKnown(q RouteQuery) (supervisor.RegistryEntry, bool, error) {
-	reg, err := supervisor.ReadRegistry(r.StateDir)
+func (r *Router) lastKnown(q RouteQuery) (store.RegistryEntry, bool, error) {
+	reg, err := store.ReadRegistry(r.StateDir)
 	if err != nil {
-		return supervisor.RegistryEntry{}, false, err
+		return store.RegistryEntry{}, false, err
 	}
-	var best supervisor.RegistryEntry
+	var best store.RegistryEntry
 	found := false
 	for _, e := range reg.Sessions {
 		if q.match(e.Workspace, e.Role, e.Name) && (!found || e.UpdatedAt > best.UpdatedAt) {
@@ -196,7 +199,7 @@ var passEnv = []string{"SUP_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "
 
 // spawn starts a supervisor for e in a new window of its workspace's tmux
 // session (created if absent), waits for it to answer and delivers p.
-func (r *Router) spawn(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	code := ipc.CodeSpawnFailed
 	if res.Route == RouteResume {
 		code = ipc.CodeResumeFailed
@@ -331,12 +334,12 @@ func (r *Router) deliver(ctx context.Context, res RouteResult, s Session, q Rout
 // headless runs the profile's headless resume detached, when tmux cannot
 // host a supervisor. It needs a known conversation: a fresh headless run
 // would answer into nowhere.
-func (r *Router) headless(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+func (r *Router) headless(ctx context.Context, res RouteResult, e store.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	res.Route = RouteHeadless
 	if e.AgentSessionID == "" {
 		return r.fail(res, q, p, ipc.CodeSpawnFailed, "tmux is not available and no conversation is known to resume headless for %s", e.Document)
 	}
-	prof, err := supervisor.LoadProfile(r.ConfigDir, firstNonEmpty(e.Profile, "claude"))
+	prof, err := plan.LoadProfile(r.ConfigDir, firstNonEmpty(e.Profile, "claude"))
 	if err != nil {
 		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available; profile: %v", err)
 	}

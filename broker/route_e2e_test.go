@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // routeProfile is a user profile running fakeagent as an agent that acks
@@ -48,7 +48,7 @@ func TestE2ERoute(t *testing.T) {
 		t.Fatalf("live route: %q", out)
 	}
 	testutil.WaitUntil(t, 10*time.Second, "sessions.json to hold rev's conversation", func() bool {
-		reg, err := supervisor.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
+		reg, err := store.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
 		return err == nil && reg.Sessions[doc].AgentSessionID == "conv-rev" && reg.Sessions[doc].Workspace == "w1"
 	})
 	f.mustSup("stop", "rev")
@@ -105,7 +105,7 @@ func TestE2ERouteHeadless(t *testing.T) {
 	f.write("config/sup/profiles/fake.yaml", "command: [fakeagent]\n"+routeProfile[strings.Index(routeProfile, "resume_args"):])
 	doc := f.routeDoc("rev", "w1", "reviewer")
 	state := filepath.Join(f.dir, "state", "sup")
-	data, _ := json.Marshal(supervisor.Registry{Version: 1, Sessions: map[string]supervisor.RegistryEntry{doc: {
+	data, _ := json.Marshal(store.Registry{Version: 1, Sessions: map[string]store.RegistryEntry{doc: {
 		Workspace: "w1", Role: "reviewer", Name: "rev", Document: doc, Profile: "fake", AgentSessionID: "conv-9", CWD: f.dir, UpdatedAt: 1,
 	}}})
 	f.write("state/sup/sessions.json", string(data))

@@ -66,7 +66,7 @@ func (s *Session) sessionState() ipc.State {
 		StartedAt:      s.startedAt.UnixMilli(),
 	}
 	if s.child != nil {
-		st.PID = s.child.pid
+		st.PID = s.child.PID()
 	}
 	if v := s.view.Load(); v != nil {
 		st.Title = v.titleText()
@@ -90,7 +90,7 @@ func (s *Session) sessionState() ipc.State {
 func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {
 	r := ipc.PidResult{SupPID: os.Getpid()}
 	if c := s.current(); c != nil {
-		r.PID = c.pid
+		r.PID = c.PID()
 	}
 	return r, nil
 }

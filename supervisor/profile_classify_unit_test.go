@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,28 +13,28 @@ import (
 func TestUnitProfileClassify(t *testing.T) {
 	configDir := t.TempDir()
 	for _, name := range []string{"claude", "codex", "gemini"} {
-		p, err := LoadProfile(configDir, name)
+		_, pack, err := LoadProfile(configDir, name)
 		if err != nil {
 			t.Fatalf("LoadProfile(%s): %v", name, err)
 		}
-		if !p.Classify.HasRules() || !p.Classify.HasInput() {
+		if !pack.HasRules() || !pack.HasInput() {
 			t.Errorf("%s: built-in pack without rules or input box", name)
 		}
 	}
-	shell, err := LoadProfile(configDir, "shell")
+	_, shell, err := LoadProfile(configDir, "shell")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shell.Classify == nil || shell.Classify.HasRules() {
-		t.Errorf("shell: want an empty pack (the foreground process decides), got %+v", shell.Classify)
+	if shell == nil || shell.HasRules() {
+		t.Errorf("shell: want an empty pack (the foreground process decides), got %+v", shell)
 	}
 
 	unitWriteProfile(t, configDir, "claude", "classify:\n  rules:\n    - {name: mine, activity: busy, screen: working}\n")
-	p, err := LoadProfile(configDir, "claude")
+	p, pack, err := LoadProfile(configDir, "claude")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs := p.Classify.Rules(); len(rs) != 1 || rs[0].Name != "mine" || p.Classify.HasInput() {
+	if rs := pack.Rules(); len(rs) != 1 || rs[0].Name != "mine" || pack.HasInput() {
 		t.Errorf("user pack not replacing the built-in one whole: %+v", rs)
 	}
 	if len(p.Command) != 1 || p.Command[0] != "claude" {
@@ -40,13 +42,13 @@ func TestUnitProfileClassify(t *testing.T) {
 	}
 
 	unitWriteProfile(t, configDir, "codex", "submit_delay: 1s\n")
-	if p, err := LoadProfile(configDir, "codex"); err != nil || !p.Classify.HasRules() {
+	if _, pack, err := LoadProfile(configDir, "codex"); err != nil || !pack.HasRules() {
 		t.Errorf("a user profile without classify: must keep the built-in pack (err %v)", err)
 	}
 
 	unitWriteProfile(t, configDir, "gemini", "classify:\n")
-	if p, err := LoadProfile(configDir, "gemini"); err != nil || p.Classify != nil {
-		t.Errorf("an empty classify: must remove the pack: %+v, %v", p.Classify, err)
+	if _, pack, err := LoadProfile(configDir, "gemini"); err != nil || pack != nil {
+		t.Errorf("an empty classify: must remove the pack: %+v, %v", pack, err)
 	}
 }
 
@@ -64,12 +66,14 @@ func TestUnitProfileClassifyErrors(t *testing.T) {
 			[]string{"profiles/claude.yaml", `rule "spin"`, `activity "spinning"`}},
 		{"classify:\n  draft:\n    line: '^> '\n",
 			[]string{"profiles/claude.yaml", "classify: draft (line 3)", "needs a capture group"}},
+		{"classify:\n  rules: {}\ncommand: [claude]\n",
+			[]string{"profiles/claude.yaml", "classify: rules (line 2): want a list of rules"}},
 		{"classfy: {}\n",
 			[]string{"profiles/claude.yaml", "unknown key classfy (valid: classify, command,"}},
 	}
 	for _, tt := range tests {
 		unitWriteProfile(t, configDir, "claude", tt.content)
-		_, err := LoadProfile(configDir, "claude")
+		_, _, err := LoadProfile(configDir, "claude")
 		if err == nil {
 			t.Errorf("%q: loaded", tt.content)
 			continue
@@ -79,5 +83,16 @@ func TestUnitProfileClassifyErrors(t *testing.T) {
 				t.Errorf("%q: error %q lacks %q", tt.content, err, c)
 			}
 		}
+	}
+}
+
+func unitWriteProfile(t *testing.T, configDir, name, content string) {
+	t.Helper()
+	dir := filepath.Join(configDir, "profiles")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,16 +1,14 @@
 package supervisor
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // queueFile is where the session publishes its queue facts for `sup
@@ -44,7 +42,7 @@ func (s *Session) publishQueue() {
 	if q.closed || q.written && f == q.last {
 		return
 	}
-	if err := writeQueueFile(q.path, f); err != nil {
+	if err := store.WriteQueueFile(q.path, f); err != nil {
 		q.written = false // retried on the next change
 		s.log.Warn("queue_file_failed", "path", q.path, "err", err)
 		return
@@ -93,23 +91,4 @@ func (s *Session) queueFacts() ipc.QueueFacts {
 		SupPID:       os.Getpid(),
 		Lifecycle:    s.lifecycle,
 	}
-}
-
-// writeQueueFile replaces path atomically (a temporary file renamed over
-// it, 0600 in a 0700 dir), so a reader sees the old facts or the new ones,
-// never half a file. The temporary name does not end in .json: readers
-// skip it.
-func writeQueueFile(path string, f ipc.QueueFacts) error {
-	data, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("encode queue facts: %w", err)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("queue dir: %w", err)
-	}
-	if err := replaceFile(path, "."+filepath.Base(path)+".*.tmp", data, false); err != nil {
-		return fmt.Errorf("replace queue file: %w", err)
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -18,7 +19,7 @@ const defaultThread = "default"
 // the per-thread guard, the counts `state` reports and the metrics.
 type triggers struct {
 	cfg   trigger.Config
-	audit *auditLog
+	audit *store.Audit
 	kick  chan struct{} // something a waiting trigger may wait for changed
 
 	mu      sync.Mutex
@@ -47,7 +48,7 @@ type job struct {
 	result   ipc.TriggerResult // final, once done is closed
 }
 
-func newTriggers(cfg trigger.Config, audit *auditLog) *triggers {
+func newTriggers(cfg trigger.Config, audit *store.Audit) *triggers {
 	cfg = cfg.WithDefaults()
 	return &triggers{
 		cfg: cfg, audit: audit, kick: make(chan struct{}, 1),
@@ -68,7 +69,7 @@ func (t *triggers) poke() {
 // document, so that a trigger id repeated after a sup restart still gets
 // its first outcome.
 func (t *triggers) restore(document string, now time.Time) (int, error) {
-	recs, err := t.audit.recent(document)
+	recs, err := t.audit.Recent(document)
 	if err != nil {
 		return 0, err
 	}
@@ -209,9 +210,9 @@ func (s *Session) progress() string {
 func (s *Session) finish(j *job, r ipc.TriggerResult) {
 	now := time.Now()
 	r.TriggerID, r.ThreadID, r.DeliveryBackend = j.id, j.thread, "pty"
-	plan := s.Plan()
-	rec := auditRecord{
-		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: plan.SessionID, Document: plan.Document,
+	pl := s.Plan()
+	rec := store.AuditRecord{
+		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: pl.SessionID, Document: pl.Document,
 		Requester: j.p.Requester, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
 		Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback, DeliveredAt: r.DeliveredAt,
 		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.p.Envelope == nil || *j.p.Envelope,
@@ -222,7 +223,7 @@ func (s *Session) finish(j *job, r ipc.TriggerResult) {
 	if s.trig.cfg.AuditPrompts {
 		rec.Prompt = j.p.Prompt
 	}
-	if err := s.trig.audit.write(rec); err != nil {
+	if err := s.trig.audit.Append(rec); err != nil {
 		r.AuditError = err.Error()
 		s.log.Error("audit_failed", "trigger_id", j.id, "err", err)
 	}

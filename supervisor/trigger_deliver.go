@@ -11,6 +11,7 @@ import (
 
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -212,7 +213,7 @@ func (s *Session) deliver(j *job) ipc.TriggerResult {
 			s.trig.metrics.inc("trigger_retry_total")
 		}
 		s.trig.mu.Unlock()
-		_, err := s.in.injectTo(c.ptmx, []byte(payload), true, delay, injectTimeout)
+		_, err := s.in.injectTo(c.Master(), []byte(payload), true, delay, injectTimeout)
 		switch {
 		case errors.Is(err, errNoChild):
 			return cancelled(r, "the agent ended before the trigger was written")
@@ -244,7 +245,7 @@ func (s *Session) deliver(j *job) ipc.TriggerResult {
 		}
 		select {
 		case <-time.After(backoff):
-		case <-c.done:
+		case <-c.Done():
 			return cancelled(r, "the agent ended while the trigger waited to retry")
 		}
 	}
@@ -257,7 +258,7 @@ func cancelled(r ipc.TriggerResult, why string) ipc.TriggerResult {
 
 // waitAck waits up to the job's ack timeout for the agent to take the
 // trigger; gone reports that c ended (or was replaced) meanwhile.
-func (s *Session) waitAck(c *child, j *job, writeAt time.Time) (by string, gone bool) {
+func (s *Session) waitAck(c *proc.Child, j *job, writeAt time.Time) (by string, gone bool) {
 	deadline := time.NewTimer(time.Until(writeAt.Add(j.ackTimeout)))
 	defer deadline.Stop()
 	tick := time.NewTicker(ackPoll)
@@ -273,7 +274,7 @@ func (s *Session) waitAck(c *child, j *job, writeAt time.Time) (by string, gone 
 		select {
 		case <-deadline.C:
 			return s.acked(j, writeAt, marker), false
-		case <-c.done:
+		case <-c.Done():
 			return "", true
 		case <-s.trig.kick:
 		case <-tick.C:
@@ -342,7 +343,7 @@ func head(text string) string {
 // bringBack restarts a child that is not running — resuming its exact
 // conversation when its id is known, else fresh — and waits until it is
 // ready for input.
-func (s *Session) bringBack() (c *child, mode, code string, err error) {
+func (s *Session) bringBack() (c *proc.Child, mode, code string, err error) {
 	s.mu.Lock()
 	code = ipc.CodeSpawnFailed
 	if s.agentSessionID != "" {
@@ -359,7 +360,7 @@ func (s *Session) bringBack() (c *child, mode, code string, err error) {
 	}
 	rr := res.(ipc.RestartResult)
 	c = s.current()
-	if c == nil || c.pid != rr.PID {
+	if c == nil || c.PID() != rr.PID {
 		return nil, rr.Mode, code, fmt.Errorf("the agent (%s) ended right after it started", rr.Mode)
 	}
 	debounce := s.Plan().Config.Activity.ReadyDebounce
@@ -367,8 +368,9 @@ func (s *Session) bringBack() (c *child, mode, code string, err error) {
 	defer tick.Stop()
 	for !s.readyAfterSpawn(c, debounce) {
 		select {
-		case <-c.done:
-			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) exited (%s) before it was ready", rr.Mode, exitInfo(c.code, c.signal, "", time.Now()).Describe())
+		case <-c.Done():
+			exitCode, sig := c.Exit()
+			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) exited (%s) before it was ready", rr.Mode, exitInfo(exitCode, sig, "", time.Now()).Describe())
 		case <-ctx.Done():
 			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) was not ready within %s", rr.Mode, ready)
 		case <-tick.C:
@@ -379,7 +381,7 @@ func (s *Session) bringBack() (c *child, mode, code string, err error) {
 
 // readyAfterSpawn: the activity says ready, or — for an agent whose
 // profile cannot tell — it has printed something and then gone quiet.
-func (s *Session) readyAfterSpawn(c *child, debounce time.Duration) bool {
+func (s *Session) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
 	s.mu.Lock()
 	st := s.act.State(time.Now())
 	s.mu.Unlock()
@@ -388,7 +390,7 @@ func (s *Session) readyAfterSpawn(c *child, debounce time.Duration) bool {
 		return true
 	case activity.Unknown:
 		last := s.lastOutput.Load()
-		return last >= c.startedAt.UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
+		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
 	}
 	return false
 }

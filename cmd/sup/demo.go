@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -45,7 +45,7 @@ func demoCommand() *cli.Command {
 			if _, err := exec.LookPath("tmux"); err != nil {
 				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
 			}
-			d := demo{socket: cmd.String("socket"), dir: filepath.Join(supervisor.StateDir(os.Getenv), "demo")}
+			d := demo{socket: cmd.String("socket"), dir: filepath.Join(store.StateDir(os.Getenv), "demo")}
 			if d.socket == "" || strings.ContainsAny(d.socket, "/ ") {
 				return fmt.Errorf("demo: --socket %q: give a plain tmux socket name such as sup-demo", d.socket)
 			}

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/urfave/cli/v3"
 )
 
@@ -19,7 +19,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	supervisor.RunGuardIfAsked()
+	proc.RunGuardIfAsked()
 	os.Exit(run(context.Background(), os.Args))
 }
 

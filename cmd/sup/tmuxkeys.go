@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -79,7 +79,7 @@ func tmuxKeysCommand() *cli.Command {
 // it twice changes nothing and the user's own file is appended to, never
 // rewritten.
 func installTmuxKeys(snippet string) error {
-	dir := supervisor.ConfigDir(os.Getenv)
+	dir := store.ConfigDir(os.Getenv)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("tmux-keys: %w", err)
 	}

@@ -1,4 +1,4 @@
-package supervisor
+package store
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ func TestUnitRegistryConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			doc := fmt.Sprintf("/docs/%d.md", i)
-			if err := recordSession(dir, RegistryEntry{Document: doc, Workspace: "w", Role: fmt.Sprint(i), Profile: "claude", AgentSessionID: "c" + fmt.Sprint(i)}); err != nil {
+			if err := RecordSession(dir, RegistryEntry{Document: doc, Workspace: "w", Role: fmt.Sprint(i), Profile: "claude", AgentSessionID: "c" + fmt.Sprint(i)}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -26,13 +26,13 @@ func TestUnitRegistryConcurrent(t *testing.T) {
 	if err != nil || len(reg.Sessions) != 20 || reg.Version != 1 {
 		t.Fatalf("registry: %d sessions, version %d, %v", len(reg.Sessions), reg.Version, err)
 	}
-	if err := recordSession(dir, RegistryEntry{Document: "/docs/3.md", Workspace: "w", Role: "3", Profile: "claude"}); err != nil {
+	if err := RecordSession(dir, RegistryEntry{Document: "/docs/3.md", Workspace: "w", Role: "3", Profile: "claude"}); err != nil {
 		t.Fatal(err)
 	}
 	if reg, _ := ReadRegistry(dir); reg.Sessions["/docs/3.md"].AgentSessionID != "c3" {
 		t.Fatalf("a run without an id lost the known one: %+v", reg.Sessions["/docs/3.md"])
 	}
-	if err := recordSession(dir, RegistryEntry{Document: "/docs/3.md", Profile: "codex"}); err != nil {
+	if err := RecordSession(dir, RegistryEntry{Document: "/docs/3.md", Profile: "codex"}); err != nil {
 		t.Fatal(err)
 	}
 	if reg, _ := ReadRegistry(dir); reg.Sessions["/docs/3.md"].AgentSessionID != "" {

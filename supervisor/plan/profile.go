@@ -1,4 +1,4 @@
-package supervisor
+package plan
 
 import (
 	"embed"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sup-tmux/sup/supervisor/classify"
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed profiles/*.yaml
@@ -37,10 +37,27 @@ type Profile struct {
 	// agents read an Enter arriving with a paste as a newline.
 	SubmitDelay time.Duration `yaml:"submit_delay"`
 	// Classify reads the agent's screen (specs/detection.md, "Classifier
-	// packs"); compiled at load. A user profile's classify: section
+	// packs"), kept as written and compiled by the supervisor
+	// (supervisor.CompilePack). A user profile's classify: section
 	// replaces the built-in pack whole (rules are never merged); an empty
 	// `classify:` removes it. nil: no screen rules.
-	Classify *classify.Pack `yaml:"classify"`
+	Classify *PackSource `yaml:"classify"`
+}
+
+// PackSource is a profile's `classify:` section as written. The plan does
+// not compile it: the classifier needs the screen emulator, which the
+// broker and every other importer of the plan must not pull in.
+type PackSource struct {
+	Node yaml.Node
+	// Origin is where the section was read, the prefix of its compile
+	// errors: "built-in profile claude" or "profile /path/claude.yaml".
+	Origin string
+}
+
+// UnmarshalYAML keeps the section's node; LoadProfile sets Origin.
+func (s *PackSource) UnmarshalYAML(n *yaml.Node) error {
+	*s = PackSource{Node: *n}
+	return nil
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -62,6 +79,9 @@ func LoadProfile(configDir, name string) (Profile, error) {
 		if err := decodeYAML(builtin, &p); err != nil {
 			return Profile{}, fmt.Errorf("built-in profile %s: %w", name, err)
 		}
+		if p.Classify != nil {
+			p.Classify.Origin = "built-in profile " + name
+		}
 	}
 	userPath := filepath.Join(configDir, "profiles", name+".yaml")
 	user, uerr := os.ReadFile(userPath)
@@ -70,6 +90,9 @@ func LoadProfile(configDir, name string) (Profile, error) {
 		p.Source = userPath
 		if err := decodeYAML(user, &p); err != nil {
 			return Profile{}, fmt.Errorf("profile %s: %w", userPath, err)
+		}
+		if p.Classify != nil && p.Classify.Origin == "" { // the user file has its own section
+			p.Classify.Origin = "profile " + userPath
 		}
 	case !errors.Is(uerr, fs.ErrNotExist):
 		return Profile{}, fmt.Errorf("read profile: %w", uerr)

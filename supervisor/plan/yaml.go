@@ -1,4 +1,4 @@
-package supervisor
+package plan
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sup-tmux/sup/internal/yamlkeys"
 )
 
 // decodeYAML decodes a config or profile file strictly into v, which holds
@@ -38,25 +40,16 @@ func yamlDecodeError(err error, into any) error {
 	msgs := make([]string, 0, len(te.Errors))
 	for _, e := range te.Errors {
 		if m := unknownField.FindStringSubmatch(e); m != nil {
-			e = fmt.Sprintf("%s: unknown key %s (valid: %s)", m[1], m[2], strings.Join(yamlKeys(into), ", "))
+			e = fmt.Sprintf("%s: unknown key %s (valid: %s)", m[1], m[2], strings.Join(sortedYAMLKeys(into), ", "))
 		}
 		msgs = append(msgs, e)
 	}
 	return errors.New(strings.Join(msgs, "; "))
 }
 
-// yamlKeys lists the yaml keys of the struct v points to.
-func yamlKeys(v any) []string {
-	t := reflect.TypeOf(v)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
+// sortedYAMLKeys lists the yaml keys of the struct v points to, sorted.
+func sortedYAMLKeys(v any) []string {
+	keys := yamlkeys.Of(reflect.TypeOf(v))
 	sort.Strings(keys)
 	return keys
 }

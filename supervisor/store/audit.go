@@ -1,4 +1,4 @@
-package supervisor
+package store
 
 import (
 	"bufio"
@@ -11,10 +11,10 @@ import (
 	"sync"
 )
 
-// auditRecord is one line of audit.jsonl: the final outcome of one trigger
-// (seeds 000 §12 and 001 §13.2). The prompt itself appears only with
+// AuditRecord is one line of audit.jsonl: the final outcome of one trigger
+// (specs/trigger.md). The prompt itself appears only with
 // trigger.audit_prompts; its length and hash always do.
-type auditRecord struct {
+type AuditRecord struct {
 	Time                   int64  `json:"time"` // unix ms of the outcome
 	TriggerID              string `json:"trigger_id"`
 	ThreadID               string `json:"thread_id"`
@@ -45,21 +45,29 @@ type auditRecord struct {
 	Source string `json:"source,omitempty"`
 }
 
-// auditLog appends records to $XDG_STATE_HOME/sup/audit.jsonl, shared by
-// every session of the user: O_APPEND keeps each line whole, and each line
-// is fsync'd before its trigger's outcome is returned.
-type auditLog struct {
+// AuditFile is the name, in the state dir, of the audit trail.
+const AuditFile = "audit.jsonl"
+
+// Audit appends records to $XDG_STATE_HOME/sup/audit.jsonl, shared by every
+// session of the user and by the broker's routing steps: one write of one
+// line with O_APPEND keeps each line whole among concurrent writers, and
+// each line is fsync'd before Append returns (a trigger's outcome is
+// returned only once it is on disk). It is the only writer of the file.
+type Audit struct {
 	path string
 	mu   sync.Mutex
 	f    *os.File // opened at the first write; reopened after a failure
 }
 
-func newAuditLog(stateDir string) *auditLog {
-	return &auditLog{path: filepath.Join(stateDir, "audit.jsonl")}
+// NewAudit returns the audit trail of stateDir; nothing is opened until the
+// first Append.
+func NewAudit(stateDir string) *Audit {
+	return &Audit{path: filepath.Join(stateDir, AuditFile)}
 }
 
-// write appends rec and syncs it to disk.
-func (a *auditLog) write(rec auditRecord) error {
+// Append encodes rec (an AuditRecord, or any JSON object such as the
+// broker's routing steps) as one line, appends it and syncs it to disk.
+func (a *Audit) Append(rec any) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("audit: encode: %w", err)
@@ -68,6 +76,9 @@ func (a *auditLog) write(rec auditRecord) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.f == nil {
+		if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
 		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("audit: open %s: %w", a.path, err)
@@ -85,12 +96,13 @@ func (a *auditLog) write(rec auditRecord) error {
 	return nil
 }
 
-func (a *auditLog) reset() {
+func (a *Audit) reset() {
 	a.f.Close() // Best effort: the file failed already.
 	a.f = nil
 }
 
-func (a *auditLog) close() {
+// Close closes the file; a later Append opens it again.
+func (a *Audit) Close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.f != nil {
@@ -102,10 +114,10 @@ func (a *auditLog) close() {
 // rebuild its idempotency table: the recent end is what matters.
 const auditTail = 8 << 20
 
-// recent returns the records of document from the end of the audit log,
+// Recent returns the trigger records of document from the end of the audit log,
 // oldest first. A missing log is empty; a torn last line (a crash while
 // writing) is skipped.
-func (a *auditLog) recent(document string) ([]auditRecord, error) {
+func (a *Audit) Recent(document string) ([]AuditRecord, error) {
 	f, err := os.Open(a.path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -128,11 +140,11 @@ func (a *auditLog) recent(document string) ([]auditRecord, error) {
 			data = data[i+1:] // the first line is cut
 		}
 	}
-	var recs []auditRecord
+	var recs []AuditRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		var r auditRecord
+		var r AuditRecord
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Document == document && r.TriggerID != "" && r.Source != "broker" {
 			recs = append(recs, r)
 		}

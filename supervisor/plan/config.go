@@ -1,4 +1,4 @@
-package supervisor
+package plan
 
 import (
 	"errors"
@@ -67,28 +67,6 @@ func (c CrashConfig) Policy() crash.Policy {
 func DefaultConfig() Config {
 	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
 		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}}
-}
-
-// ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
-func ConfigDir(getenv func(string) string) string {
-	return xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
-}
-
-// StateDir is $XDG_STATE_HOME/sup (default ~/.local/state/sup): session logs
-// and the audit trail.
-func StateDir(getenv func(string) string) string {
-	return xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
-}
-
-func xdgDir(getenv func(string) string, variable, homeRel string) string {
-	if d := getenv(variable); filepath.IsAbs(d) {
-		return filepath.Join(d, "sup")
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home = "/"
-	}
-	return filepath.Join(home, homeRel, "sup")
 }
 
 // LoadConfig reads configDir/config.yaml; a missing file is the default.

@@ -1,8 +1,9 @@
-package supervisor
+package proc
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -12,14 +13,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// child is one run of the agent: a process that leads its own session and
+// Child is one run of the agent: a process that leads its own session and
 // process group, with the pty slave as its controlling terminal.
-type child struct {
+type Child struct {
+	// Resumed records that the run resumed a known conversation; the
+	// spawner sets it, the child never reads it.
+	Resumed bool
+
 	cmd       *exec.Cmd
 	ptmx      *os.File // non-blocking, so Close and deadlines interrupt I/O
 	pid       int
 	startedAt time.Time
-	resumed   bool
 
 	outputDone chan struct{} // the output pump hit EOF (or the master closed)
 	done       chan struct{} // reaped; code and signal are set
@@ -27,11 +31,11 @@ type child struct {
 	signal     string        // "SIGKILL" etc., "" for a normal exit
 }
 
-// startChild starts argv behind a new pty. pty.StartWithSize sets Setsid and
+// StartChild starts argv behind a new pty of the given size. pty.StartWithSize sets Setsid and
 // Setctty, so the child is a session leader: its pid is its pgid and sid —
 // never sup's session, which is how the family code tells the agent's
 // processes from sup's helpers.
-func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*child, error) {
+func StartChild(argv []string, dir string, env []string, size *pty.Winsize) (*Child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -51,14 +55,14 @@ func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*ch
 	if err != nil {
 		return nil, err
 	}
-	master, err := pollable(ptmx)
+	master, err := Pollable(ptmx)
 	if err != nil {
 		cmd.Process.Kill() // Best effort: we cannot talk to it.
 		cmd.Wait()
 		disown(cmd.Process.Pid)
 		return nil, fmt.Errorf("pty master: %w", err)
 	}
-	return &child{
+	return &Child{
 		cmd:        cmd,
 		ptmx:       master,
 		pid:        cmd.Process.Pid,
@@ -68,12 +72,12 @@ func startChild(argv []string, dir string, env []string, size *pty.Winsize) (*ch
 	}, nil
 }
 
-// pollable returns the pty master as a non-blocking *os.File. creack/pty
+// Pollable returns the pty master as a non-blocking *os.File. creack/pty
 // calls Fd() on it, which puts it in blocking mode: then Close cannot
 // interrupt a Read, and a Write into a full pty whose child stopped reading
 // blocks forever (https://github.com/creack/pty/issues/167). A duplicate set
 // to O_NONBLOCK goes through Go's poller instead.
-func pollable(f *os.File) (*os.File, error) {
+func Pollable(f *os.File) (*os.File, error) {
 	defer f.Close()
 	fd, err := unix.Dup(int(f.Fd()))
 	if err != nil {
@@ -87,12 +91,38 @@ func pollable(f *os.File) (*os.File, error) {
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
-// wait waits for the child to exit, lets the output pump drain what it
+// Master is the pty master: non-blocking, so Close and deadlines
+// interrupt reads and writes.
+func (c *Child) Master() *os.File { return c.ptmx }
+
+// PID is the child's pid, which is also its process group and session.
+func (c *Child) PID() int { return c.pid }
+
+// StartedAt is when the child was started.
+func (c *Child) StartedAt() time.Time { return c.startedAt }
+
+// Done is closed once the child is reaped (Wait returned); Exit is then
+// valid.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Exit is the child's exit code (128+signal number when killed by one) and
+// the signal's name ("" for a normal exit). Valid once Done is closed.
+func (c *Child) Exit() (code int, signal string) { return c.code, c.signal }
+
+// Pump copies the child's output to dst and tap (CopyOutput) until the
+// end of its output, and then lets Wait proceed. Run it on its own
+// goroutine, once.
+func (c *Child) Pump(dst io.Writer, tap func([]byte)) {
+	defer close(c.outputDone)
+	CopyOutput(dst, c.ptmx, tap)
+}
+
+// Wait waits for the child to exit, lets the output pump drain what it
 // wrote last, ends what is left of its session, then reaps it. The child
 // stays a zombie until then (WNOWAIT), so its pid — which names its process
 // group and session — cannot be reused while they are signalled. Only
 // exec.Cmd.Wait reaps: a Wait4(-1) reaper beside it would steal statuses.
-func (c *child) wait() {
+func (c *Child) Wait() {
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -114,9 +144,9 @@ func (c *child) wait() {
 	close(c.done)
 }
 
-// terminate ends the child: SIGTERM to its session, then SIGKILL after
+// Terminate ends the child: SIGTERM to its session, then SIGKILL after
 // grace (grace 0: SIGKILL at once). It returns once the child is reaped.
-func (c *child) terminate(grace time.Duration) {
+func (c *Child) Terminate(grace time.Duration) {
 	if grace > 0 {
 		signalSession(c.pid, syscall.SIGTERM)
 		select {

@@ -1,4 +1,4 @@
-package supervisor
+package store
 
 import (
 	"encoding/json"
@@ -9,16 +9,16 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// TestUnitWriteQueueFile: the file is created with its dir (0700), is
+// TestWriteQueueFile: the file is created with its dir (0700), is
 // 0600, is replaced whole, and leaves no temporary file behind.
-func TestUnitWriteQueueFile(t *testing.T) {
+func TestWriteQueueFile(t *testing.T) {
 	rt := t.TempDir()
 	path := ipc.QueueFile(rt, "s1")
 	for _, f := range []ipc.QueueFacts{
 		{SessionID: "s1", Name: "a", Activity: "busy", SupPID: 7, Lifecycle: "running"},
 		{SessionID: "s1", Name: "a", Activity: "ready", Reason: "stopped", WaitingSince: 5, SupPID: 7, Lifecycle: "running"},
 	} {
-		if err := writeQueueFile(path, f); err != nil {
+		if err := WriteQueueFile(path, f); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)

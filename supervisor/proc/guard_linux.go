@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"bufio"
@@ -19,20 +19,20 @@ import (
 // the CLI.
 const guardEnv = "SUP_GUARD_SESSION"
 
-// guard is the helper process that ends the agent's processes when sup
+// Guard is the helper process that ends the agent's processes when sup
 // itself is SIGKILLed and can run no code (specs/reliability.md). It holds
 // the read end of a pipe whose only write end is sup's: EOF means sup is
 // gone.
-type guard struct {
+type Guard struct {
 	w   *os.File
 	log *slog.Logger
 }
 
-// startGuard starts the guard for a session. It stays in sup's session (so
+// StartGuard starts the guard for a session. It stays in sup's session (so
 // the family code never takes it for the agent's), in a process group of
 // its own, and ignores the signals that end a pane, so it outlives sup long
 // enough to clean up.
-func startGuard(sessionID string, log *slog.Logger) (*guard, error) {
+func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -58,14 +58,16 @@ func startGuard(sessionID string, log *slog.Logger) (*guard, error) {
 		log.Info("guard_exited", "pid", cmd.Process.Pid, "err", err)
 	}()
 	log.Info("guard_started", "pid", cmd.Process.Pid)
-	return &guard{w: w, log: log}, nil
+	return &Guard{w: w, log: log}, nil
 }
 
-// run tells the guard which run is current; end, that it is over.
-func (g *guard) run(pid int) { g.send("run", pid) }
-func (g *guard) end(pid int) { g.send("end", pid) }
+// Run tells the guard which run is current. A nil guard ignores it.
+func (g *Guard) Run(pid int) { g.send("run", pid) }
 
-func (g *guard) send(what string, pid int) {
+// End tells the guard that run pid is over. A nil guard ignores it.
+func (g *Guard) End(pid int) { g.send("end", pid) }
+
+func (g *Guard) send(what string, pid int) {
 	if g == nil {
 		return
 	}
@@ -74,8 +76,8 @@ func (g *guard) send(what string, pid int) {
 	}
 }
 
-// close lets the guard go: sup is exiting normally, its runs are over.
-func (g *guard) close() {
+// Close lets the guard go: sup is exiting normally, its runs are over.
+func (g *Guard) Close() {
 	if g != nil {
 		g.w.Close() // Best effort: the guard then sweeps (finding nothing) and exits.
 	}

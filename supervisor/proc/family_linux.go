@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"os"
@@ -39,9 +39,9 @@ type spawnReq struct {
 	reply chan error
 }
 
-// becomeFamilyHead makes sup a subreaper and starts the spawning thread and
+// BecomeFamilyHead makes sup a subreaper and starts the spawning thread and
 // the orphan reaper. Only `sup start` calls it, once.
-func becomeFamilyHead() error {
+func BecomeFamilyHead() error {
 	var err error
 	familyOnce.Do(func() {
 		if err = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

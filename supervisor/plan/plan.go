@@ -1,4 +1,4 @@
-package supervisor
+package plan
 
 import (
 	"crypto/rand"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Options are the inputs of `sup start` that do not change across restarts.
@@ -63,8 +65,7 @@ func Resolve(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontmatter: %w", err)
 	}
-	getenv := lookupIn(o.Environ)
-	configDir := ConfigDir(getenv)
+	configDir := store.ConfigDir(LookupIn(o.Environ))
 	cfg, err := LoadConfig(configDir)
 	if err != nil {
 		return nil, err
@@ -208,7 +209,9 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func lookupIn(environ []string) func(string) string {
+// LookupIn is os.Getenv over an environment list ("K=V" strings), such as
+// Options.Environ.
+func LookupIn(environ []string) func(string) string {
 	m := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
