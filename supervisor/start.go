@@ -63,11 +63,14 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 		return 1, fmt.Errorf("--resume-id %s: profile %s cannot resume a conversation (it has no resume_args)", o.ResumeID, pl.Profile.Name)
 	}
 
+	// What Start sets up comes down in reverse order, on every return.
+	var td teardown
+	defer td.Close()
 	log, closeLog, err := openLog(store.StateDir(getenv), pl.SessionID)
 	if err != nil {
 		return 1, err
 	}
-	defer closeLog()
+	td.Add(closeLog)
 
 	if err := ipc.EnsureRuntimeDir(runtimeDir); err != nil {
 		return 1, fmt.Errorf("runtime dir: %w", err)
@@ -85,7 +88,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 		log.Warn("guard_failed", "err", err)
 	} else {
 		sess.guard = g
-		defer g.Close()
+		td.Add(g.Close)
 	}
 	srv := ipc.NewServer(ipc.ServerConfig{
 		Version:  Version,
@@ -106,13 +109,13 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	// The socket goes on every exit path that runs deferred code; a SIGKILL
 	// leaves it for the stale-socket rule. The grace lets a `stop` caller
 	// read its answer.
-	defer srv.Shutdown(time.Second)
-	// After the Shutdown defer, so it runs first: closing the listener
+	td.Add(func() { srv.Shutdown(time.Second) }) // Best effort: sup is exiting.
+	// Added after the Shutdown, so it runs first: closing the listener
 	// unlinks the socket, which the watch must not take for a deletion.
 	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, sess.republishQueue); err != nil {
 		log.Warn("socket_watch_failed", "err", err)
 	} else {
-		defer stop()
+		td.Add(stop)
 	}
 	go func() {
 		removed, err := ipc.SweepStale(runtimeDir)
@@ -126,18 +129,18 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
+	td.Add(func() { signal.Stop(sigs) })
 	// Notify, not Ignore: a write to a closed stdout pipe must return EPIPE
 	// instead of killing sup (Go's default for fd 1), and an ignored SIGPIPE
 	// would be inherited by the agent through exec.
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
-	defer signal.Stop(pipes)
+	td.Add(func() { signal.Stop(pipes) })
 	sess.SetSignals(sigs)
 	log.Info("socket_listening", "path", sock)
-	// Deferred last, so it runs first: the facts go before the socket.
+	// Added last, so it runs first: the facts go before the socket.
 	sess.publishQueueTo(ipc.QueueFile(runtimeDir, pl.SessionID))
-	defer sess.unpublishQueue()
+	td.Add(sess.unpublishQueue)
 	return sess.Run(ctx)
 }
 
