@@ -17,7 +17,7 @@ func (s *Session) observe(sig activity.Signal) {
 	s.mu.Unlock()
 	if changed {
 		s.publishActivity(st)
-		s.trig.poke()
+		s.desk.Poke()
 	}
 }
 

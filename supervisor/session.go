@@ -14,6 +14,7 @@ import (
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/desk"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -41,7 +42,8 @@ type Session struct {
 	tmuxSock string // the server part of $TMUX
 
 	publish func(event string, data map[string]any)
-	trig    *triggers
+	desk    *desk.Desk   // the trigger desk; owns its own lock
+	audit   *store.Audit // the audit trail the desk writes
 
 	ctrl     chan control
 	keys     chan byte
@@ -80,7 +82,7 @@ type Session struct {
 // NewSession prepares a session from a resolved plan. in and out are the
 // pane's terminal (or pipes); size is used only when in is not a terminal.
 func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
-	return &Session{
+	s := &Session{
 		opts:      opts,
 		term:      newTerminal(in, out),
 		log:       log,
@@ -102,8 +104,10 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,
-		trig:           newTriggers(pl.Config.Trigger, store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ)))),
+		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ))),
 	}
+	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
+	return s
 }
 
 // tmuxSocket is the server socket in $TMUX ("socket,pid,session").
@@ -131,7 +135,7 @@ func (s *Session) setLifecycle(l string) {
 	s.lifecycle = l
 	s.mu.Unlock()
 	s.publishQueue()
-	s.trig.poke()
+	s.desk.Poke()
 }
 
 func (s *Session) current() *proc.Child {
@@ -170,13 +174,13 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}
 	s.goSafe(s.readInput)
-	if n, err := s.trig.restore(pl.Document, time.Now()); err != nil {
+	if n, err := s.desk.Restore(pl.Document, time.Now()); err != nil {
 		s.log.Error("audit_restore_failed", "err", err)
 	} else if n > 0 {
 		s.log.Info("trigger_ids_restored", "count", n)
 	}
-	defer s.trig.audit.Close()
-	s.goSafe(s.deliverTriggers)
+	defer s.audit.Close()
+	s.goSafe(func() { s.desk.Run(s.done) })
 	stopResize := s.followResize()
 	defer stopResize()
 

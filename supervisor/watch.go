@@ -31,7 +31,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 	for {
 		select {
 		case <-v.kick:
-			s.trig.poke() // a delivery waiting for a marker looks now
+			s.desk.Poke() // a delivery waiting for a marker looks now
 		case <-recheck.C:
 		case <-c.Done():
 			return
@@ -91,6 +91,6 @@ func (s *Session) setDraft(d string) {
 	s.draft = d
 	s.mu.Unlock()
 	if changed {
-		s.trig.poke() // a deferred trigger may go now
+		s.desk.Poke() // a deferred trigger may go now
 	}
 }

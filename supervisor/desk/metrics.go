@@ -1,4 +1,4 @@
-package supervisor
+package desk
 
 import (
 	"maps"
@@ -9,8 +9,8 @@ import (
 // latencyBounds are the trigger histograms' buckets, in milliseconds.
 var latencyBounds = []float64{1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000}
 
-// metrics holds the supervisor's counters (seeds 000 §12, 001 §16);
-// triggers guards it.
+// metrics holds the desk's counters and histograms (specs/ipc.md,
+// "metrics"); Desk.mu guards it.
 type metrics struct {
 	counters   map[string]int64
 	histograms map[string]*ipc.Histogram
