@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -204,8 +206,8 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	if res.Route == RouteResume {
 		code = ipc.CodeResumeFailed
 	}
-	workspace := firstNonEmpty(q.Workspace, e.Workspace)
-	role := firstNonEmpty(q.Role, e.Role, "agent")
+	workspace := cmp.Or(q.Workspace, e.Workspace)
+	role := cmp.Or(q.Role, e.Role, "agent")
 	session := TmuxSessionName(workspace)
 	argv := []string{r.Sup, "start"}
 	if res.Route == RouteResume {
@@ -221,10 +223,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 		argv = append(argv, "--name", q.Name)
 	}
 	argv = append(argv, e.Document)
-	var words []string
-	for _, a := range argv {
-		words = append(words, shellQuote(a))
-	}
+	command := shellquote.Join(argv...)
 	// A window by default; the session's first window when the session
 	// is new. -d: never switch anyone's client (no focus stealing).
 	args := []string{"new-window", "-d", "-t", session + ":", "-n", role}
@@ -240,7 +239,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 			args = append(args, "-e", k+"="+v)
 		}
 	}
-	args = append(args, "exec "+strings.Join(words, " "))
+	args = append(args, "exec "+command)
 	pane, err := TmuxCmd(ctx, r.TmuxSocket, args...)
 	if err != nil {
 		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
@@ -339,7 +338,7 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 	if e.AgentSessionID == "" {
 		return r.fail(res, q, p, ipc.CodeSpawnFailed, "tmux is not available and no conversation is known to resume headless for %s", e.Document)
 	}
-	prof, err := plan.LoadProfile(r.ConfigDir, firstNonEmpty(e.Profile, "claude"))
+	prof, err := plan.LoadProfile(r.ConfigDir, cmp.Or(e.Profile, "claude"))
 	if err != nil {
 		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available; profile: %v", err)
 	}
@@ -376,15 +375,6 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 	return res, nil
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func lookupEnv(env []string, key string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
@@ -393,5 +383,3 @@ func lookupEnv(env []string, key string) (string, bool) {
 	}
 	return "", false
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -58,10 +58,8 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	switch p.Agent {
-	case "claude", "codex", "gemini":
-	default:
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: agent %q: valid agents are claude, codex and gemini", p.Agent)
+	if !ipc.KnownAgent(p.Agent) {
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: agent %q: valid agents are %s", p.Agent, ipc.AgentChoices())
 	}
 	if p.Event == "" {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: params need event (the hook's event name)")

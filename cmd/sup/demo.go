@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -127,7 +128,7 @@ func (d demo) start(ctx context.Context) error {
 		if err := os.WriteFile(doc, []byte(fm), 0o644); err != nil {
 			return fmt.Errorf("demo: write %s: %w", doc, err)
 		}
-		panes = append(panes, shellQuote(self)+" start "+shellQuote(doc))
+		panes = append(panes, shellquote.Quote(self)+" start "+shellquote.Quote(doc))
 	}
 	// -f /dev/null: the demo must look the same whatever the user's
 	// ~/.tmux.conf says; its own settings follow.
@@ -139,7 +140,7 @@ func (d demo) start(ctx context.Context) error {
 		"set-option", "-g", "status", "on", ";",
 		"set-option", "-g", "status-interval", "2", ";",
 		"set-option", "-g", "status-right-length", "80", ";",
-		"set-option", "-g", "status-right", "#(" + shellQuote(self) + " status-line) ", ";",
+		"set-option", "-g", "status-right", "#(" + shellquote.Quote(self) + " status-line) ", ";",
 		"set-option", "-g", "pane-border-status", "top", ";",
 		"set-option", "-g", "pane-border-format", " #{pane_title} "}
 	if _, err := d.tmux(ctx, args...); err != nil {

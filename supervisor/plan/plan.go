@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -70,7 +71,7 @@ func Resolve(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	profileName := firstNonEmpty(o.Profile, fm.Profile, cfg.DefaultProfile)
+	profileName := cmp.Or(o.Profile, fm.Profile, cfg.DefaultProfile)
 	profile, err := LoadProfile(configDir, profileName)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func Resolve(o Options) (*Plan, error) {
 	if id == "" {
 		id = NewSessionID()
 	}
-	name := firstNonEmpty(o.Name, fm.Name, strings.TrimSuffix(filepath.Base(doc), filepath.Ext(doc)), filepath.Base(doc))
+	name := cmp.Or(o.Name, fm.Name, strings.TrimSuffix(filepath.Base(doc), filepath.Ext(doc)), filepath.Base(doc))
 	supVars := map[string]string{"SUP_SESSION": id, "SUP_DOCUMENT": doc, "SUP_NAME": name, "PWD": cwd}
 	if o.SocketPath != "" {
 		supVars["SUP_SOCKET"] = o.SocketPath
@@ -107,8 +108,8 @@ func Resolve(o Options) (*Plan, error) {
 		SessionID:   id,
 		Document:    doc,
 		Name:        name,
-		Workspace:   firstNonEmpty(o.Workspace, fm.Workspace),
-		Role:        firstNonEmpty(o.Role, fm.Role),
+		Workspace:   cmp.Or(o.Workspace, fm.Workspace),
+		Role:        cmp.Or(o.Role, fm.Role),
 		Profile:     profile,
 		Config:      cfg,
 		CWD:         cwd,
@@ -198,15 +199,6 @@ func executable(p string) error {
 		return fmt.Errorf("not an executable file: %s", p)
 	}
 	return nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // LookupIn is os.Getenv over an environment list ("K=V" strings), such as
