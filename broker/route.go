@@ -74,25 +74,25 @@ type RouteResult struct {
 	PID       int                `json:"pid,omitempty"` // the headless process
 	Log       string             `json:"log,omitempty"` // the headless process's output
 	Trigger   *ipc.TriggerResult `json:"trigger,omitempty"`
-	ErrorCode string             `json:"error_code,omitempty"`
+	ErrorCode ipc.Code           `json:"error_code,omitempty"`
 	Message   string             `json:"message,omitempty"`
 }
 
 // routeAudit is one broker line of audit.jsonl.
 type routeAudit struct {
-	Time      int64  `json:"time"`
-	Source    string `json:"source"` // always "broker"
-	Step      string `json:"step"`   // match, spawn, started, trigger, headless, failed
-	Query     string `json:"query"`
-	TriggerID string `json:"trigger_id"`
-	Route     string `json:"route,omitempty"`
-	Session   string `json:"session,omitempty"`
-	Document  string `json:"document,omitempty"`
-	Pane      string `json:"pane,omitempty"`
-	PID       int    `json:"pid,omitempty"`
-	Result    string `json:"result,omitempty"`
-	ErrorCode string `json:"error_code,omitempty"`
-	Message   string `json:"message,omitempty"`
+	Time      int64       `json:"time"`
+	Source    string      `json:"source"` // always "broker"
+	Step      string      `json:"step"`   // match, spawn, started, trigger, headless, failed
+	Query     string      `json:"query"`
+	TriggerID string      `json:"trigger_id"`
+	Route     string      `json:"route,omitempty"`
+	Session   string      `json:"session,omitempty"`
+	Document  string      `json:"document,omitempty"`
+	Pane      string      `json:"pane,omitempty"`
+	PID       int         `json:"pid,omitempty"`
+	Result    ipc.Outcome `json:"result,omitempty"`
+	ErrorCode ipc.Code    `json:"error_code,omitempty"`
+	Message   string      `json:"message,omitempty"`
 }
 
 // audit appends a step; a failing audit is reported in the result's
@@ -106,8 +106,9 @@ func (r *Router) audit(res *RouteResult, a routeAudit) {
 	}
 }
 
-// fail records a failed route with one of seed 000's codes.
-func (r *Router) fail(res RouteResult, q RouteQuery, p ipc.TriggerParams, code, format string, args ...any) (RouteResult, error) {
+// fail records a failed route with one of the protocol's error codes
+// (specs/ipc.md).
+func (r *Router) fail(res RouteResult, q RouteQuery, p ipc.TriggerParams, code ipc.Code, format string, args ...any) (RouteResult, error) {
 	res.ErrorCode, res.Message = code, fmt.Sprintf(format, args...)
 	r.audit(&res, routeAudit{Step: "failed", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session,
 		Document: res.Document, Pane: res.Pane, ErrorCode: code, Message: res.Message})

@@ -57,7 +57,7 @@ func TestPeerUIDRefused(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	if got := run("--reuid=65534", "--regid=65534", "--clear-groups"); got != "code="+CodePermissionDenied {
+	if got := run("--reuid=65534", "--regid=65534", "--clear-groups"); got != "code="+string(CodePermissionDenied) {
 		t.Fatalf("peer as uid 65534: %q, want code=%s", got, CodePermissionDenied)
 	}
 	logs := ts.logs.String()

@@ -263,7 +263,7 @@ func TestE2ETriggerRestartCancels(t *testing.T) {
 		t.Fatalf("the trigger was typed %d times, want once (into the first child only)", n)
 	}
 	a := r.audit()
-	if len(a) != 1 || a[0]["error_code"] != ipc.CodeTriggerCancelled {
+	if len(a) != 1 || a[0]["error_code"] != string(ipc.CodeTriggerCancelled) {
 		t.Fatalf("audit %v, want one TRIGGER_CANCELLED", a)
 	}
 }

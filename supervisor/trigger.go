@@ -84,7 +84,7 @@ func (p deskPort) Child() desk.Child {
 	return nil // an untyped nil: a nil *proc.Child would compare unequal to it
 }
 
-func (p deskPort) BringBack() (desk.Child, string, string, error) {
+func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
 	c, mode, code, err := p.s.bringBack()
 	if err != nil {
 		return nil, mode, code, err
@@ -131,7 +131,7 @@ func (p deskPort) Publish(event string, data map[string]any) { p.s.publish(event
 // bringBack restarts a child that is not running — resuming its exact
 // conversation when its id is known, else fresh — and waits until it is
 // ready for input.
-func (s *Session) bringBack() (c *proc.Child, mode, code string, err error) {
+func (s *Session) bringBack() (c *proc.Child, mode string, code ipc.Code, err error) {
 	s.mu.Lock()
 	code = ipc.CodeSpawnFailed
 	if s.agentSessionID != "" {

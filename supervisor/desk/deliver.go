@@ -28,9 +28,9 @@ func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
 	verdict, until := d.guard.Check(j.thread, now)
 	switch {
 	case verdict == trigger.Blocked:
-		return trigger.Step{Action: trigger.Fail, Code: ipc.CodeThreadAutoBlocked}
+		return trigger.Step{Action: trigger.Fail, Code: string(ipc.CodeThreadAutoBlocked)}
 	case g.Stopped:
-		return trigger.Step{Action: trigger.Fail, Code: ipc.CodeNotRunning}
+		return trigger.Step{Action: trigger.Fail, Code: string(ipc.CodeNotRunning)}
 	}
 	l := trigger.Look{Now: now, Queued: j.queued, Force: j.override.Requested, OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy}
 	if verdict == trigger.RateLimited {
@@ -44,7 +44,7 @@ func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
 		if !j.deferred {
 			j.deferred = true
 			d.metrics.inc("trigger_deferred_total")
-			if step.Code == ipc.CodeTriggerRateLimited {
+			if ipc.Code(step.Code) == ipc.CodeTriggerRateLimited {
 				d.metrics.inc("trigger_rate_limited_total")
 			}
 		}
@@ -76,7 +76,7 @@ func (d *Desk) pick(now time.Time) (ready *job, failed []failure, next time.Time
 			ready = j
 			d.active = j
 		case trigger.Fail:
-			failed = append(failed, failure{j, d.waitFailure(j, step.Code)})
+			failed = append(failed, failure{j, d.waitFailure(j, ipc.Code(step.Code))})
 		default:
 			keep = append(keep, j)
 			if next.IsZero() || step.Next.Before(next) {
@@ -89,7 +89,7 @@ func (d *Desk) pick(now time.Time) (ready *job, failed []failure, next time.Time
 	return ready, failed, next
 }
 
-func (d *Desk) waitFailure(j *job, code string) ipc.TriggerResult {
+func (d *Desk) waitFailure(j *job, code ipc.Code) ipc.TriggerResult {
 	r := ipc.TriggerResult{Result: ipc.OutcomeFailed, ErrorCode: code}
 	j.gate = trigger.GateEnforced
 	switch code {
@@ -163,7 +163,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 	var r ipc.TriggerResult
 	c := d.sess.Child()
 	if c == nil {
-		var code string
+		var code ipc.Code
 		var err error
 		c, r.Fallback, code, err = d.sess.BringBack()
 		if err != nil {

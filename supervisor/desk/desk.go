@@ -142,7 +142,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	if !p.Wait {
 		r := ipc.TriggerResult{TriggerID: j.id, ThreadID: j.thread, Result: ipc.OutcomeAccepted, DeliveryBackend: "pty"}
 		if step.Action == trigger.Wait {
-			r.Result, r.ErrorCode, r.DeferredUntil = ipc.OutcomeDeferred, step.Code, step.Next.UnixMilli()
+			r.Result, r.ErrorCode, r.DeferredUntil = ipc.OutcomeDeferred, ipc.Code(step.Code), step.Next.UnixMilli()
 		}
 		return r, nil
 	}
@@ -224,10 +224,10 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 	} else {
 		d.table.Finish(j.id, r, now)
 	}
-	d.counts[r.Result]++
-	d.metrics.inc("trigger_" + r.Result + "_total")
+	d.counts[string(r.Result)]++
+	d.metrics.inc("trigger_" + string(r.Result) + "_total")
 	if r.ErrorCode != "" {
-		d.metrics.inc("trigger_error_" + r.ErrorCode + "_total")
+		d.metrics.inc("trigger_error_" + string(r.ErrorCode) + "_total")
 	}
 	if r.Fallback != "" {
 		d.metrics.inc("trigger_fallback_" + r.Fallback + "_total")

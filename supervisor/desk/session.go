@@ -3,6 +3,8 @@ package desk
 import (
 	"errors"
 	"time"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // Session is what the desk needs from the session it delivers to. Every
@@ -20,7 +22,7 @@ type Session interface {
 	// BringBack restarts a child that is not running and waits until it
 	// is ready for input; mode is "resume" or "fresh", code the error code
 	// a failure carries.
-	BringBack() (c Child, mode, code string, err error)
+	BringBack() (c Child, mode string, code ipc.Code, err error)
 	// Write writes payload to c's input under the session's input lock,
 	// then, after the profile's submit delay, a separate "\r". It fails
 	// with ErrChildGone once c is not the running child, and with

@@ -9,37 +9,39 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // AuditRecord is one line of audit.jsonl: the final outcome of one trigger
 // (specs/trigger.md). The prompt itself appears only with
 // trigger.audit_prompts; its length and hash always do.
 type AuditRecord struct {
-	Time                   int64  `json:"time"` // unix ms of the outcome
-	TriggerID              string `json:"trigger_id"`
-	ThreadID               string `json:"thread_id"`
-	Session                string `json:"session"`
-	Document               string `json:"document"`
-	Requester              string `json:"requester"`
-	Reason                 string `json:"reason"`
-	Result                 string `json:"result"`
-	ErrorCode              string `json:"error_code"`
-	Message                string `json:"message,omitempty"`
-	Attempts               int    `json:"attempts"`
-	AckedBy                string `json:"acked_by"`
-	Fallback               string `json:"fallback"`
-	DeliveredAt            int64  `json:"delivered_at"`
-	LatencyMS              int64  `json:"latency_ms"`
-	Envelope               bool   `json:"envelope"`
-	ForceOverrideRequested bool   `json:"force_override_requested"`
-	ForceOverrideApplied   bool   `json:"force_override_applied"`
-	OverrideIntent         string `json:"override_intent"`
-	OverrideReasonPrefix   string `json:"override_reason_prefix"`
-	OverrideReason         string `json:"override_reason"`
-	CollisionGate          string `json:"collision_gate"`
-	PromptBytes            int    `json:"prompt_bytes"`
-	PromptSHA256           string `json:"prompt_sha256"`
-	Prompt                 string `json:"prompt,omitempty"`
+	Time                   int64       `json:"time"` // unix ms of the outcome
+	TriggerID              string      `json:"trigger_id"`
+	ThreadID               string      `json:"thread_id"`
+	Session                string      `json:"session"`
+	Document               string      `json:"document"`
+	Requester              string      `json:"requester"`
+	Reason                 string      `json:"reason"`
+	Result                 ipc.Outcome `json:"result"`
+	ErrorCode              ipc.Code    `json:"error_code"`
+	Message                string      `json:"message,omitempty"`
+	Attempts               int         `json:"attempts"`
+	AckedBy                string      `json:"acked_by"`
+	Fallback               string      `json:"fallback"`
+	DeliveredAt            int64       `json:"delivered_at"`
+	LatencyMS              int64       `json:"latency_ms"`
+	Envelope               bool        `json:"envelope"`
+	ForceOverrideRequested bool        `json:"force_override_requested"`
+	ForceOverrideApplied   bool        `json:"force_override_applied"`
+	OverrideIntent         string      `json:"override_intent"`
+	OverrideReasonPrefix   string      `json:"override_reason_prefix"`
+	OverrideReason         string      `json:"override_reason"`
+	CollisionGate          string      `json:"collision_gate"`
+	PromptBytes            int         `json:"prompt_bytes"`
+	PromptSHA256           string      `json:"prompt_sha256"`
+	Prompt                 string      `json:"prompt,omitempty"`
 	// Source is "broker" on the routing steps sup route appends to the
 	// same file (specs/broker.md); they are not trigger outcomes.
 	Source string `json:"source,omitempty"`
