@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package hooks is both ends of the agents' hooks: Parse reads the payload
 // an agent hands `sup hook` (which forwards it to the supervisor at
 // $SUP_SOCKET), and Prepare/Apply install sup's hook entries into the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package ipc
 
 // Outcome is what became of a trigger (TriggerResult.Result); on the wire

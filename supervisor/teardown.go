@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 // teardown is what Start set up, as a value: each step adds the function

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command sup supervises AI coding agents in tmux panes: `sup start` owns
 // one agent behind a pty and serves its control socket; the other verbs talk
 // to those sockets.

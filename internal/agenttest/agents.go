@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package agenttest runs the real agent CLIs (Claude Code, Codex, Gemini
 // CLI) in tests, offline: it finds the pinned binaries `make agents` installed into
 // .agents/, prepares private sandboxes (HOME, first-run screens answered,

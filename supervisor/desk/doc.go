@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package desk is a session's trigger desk: it takes triggers (the
 // `trigger` method), answers repeats from the idempotency table, keeps the
 // queue that one delivery goroutine works through (so deliveries never

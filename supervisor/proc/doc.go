@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package proc is the process layer under a supervisor, the part shaped
 // like creack/pty: StartChild starts the agent behind a new pty as the
 // leader of its own session, Child.Pump copies its output, Child.Wait

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package store is the files sup keeps on disk, shared by the supervisors
 // and the broker: the directories (ConfigDir, StateDir), the session
 // registry (sessions.json, RecordSession and ReadRegistry), the audit trail
