@@ -161,8 +161,6 @@ func record(t *testing.T, dir string, sc scenario) {
 	t.Logf("%s: %d bytes, %d checkpoints", sc.name, len(data), len(fx.Checkpoints))
 }
 
-
-
 // TestReplayTmux feeds each recording into a Screen and checks every
 // checkpoint against what tmux showed at that moment.
 func TestReplayTmux(t *testing.T) {
@@ -203,4 +201,3 @@ func TestReplayTmux(t *testing.T) {
 		})
 	}
 }
-
