@@ -3,6 +3,7 @@
 package ipc
 
 import (
+	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,15 +16,15 @@ import (
 // against a server and checks it gets PERMISSION_DENIED and a log line.
 func TestPeerUIDRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to run a peer as another uid (setpriv --reuid); skipped as uid", os.Geteuid())
+		testutil.Missing(t, "needs root to run a peer as another uid (setpriv --reuid); running as uid %d", os.Geteuid())
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("setpriv (util-linux) not installed:", err)
+		testutil.Missing(t, "setpriv (util-linux) not installed: %v", err)
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go tool not on PATH, cannot build the peer helper:", err)
+		testutil.Missing(t, "go tool not on PATH, cannot build the peer helper: %v", err)
 	}
 	binDir := shortDir(t)
 	bin := filepath.Join(binDir, "peer")

@@ -365,7 +365,7 @@ func TestE2ETriggerCLI(t *testing.T) {
 	}
 	out, err := r.sup("trigger", "--no-envelope", "--ack-timeout", "200ms", "--json", "doc", "no marker for this")
 	var ee *exec.ExitError
-	if ce, ok := err.(*cliError); !ok || !errors.As(ce.err, &ee) || ee.ExitCode() != 2 {
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("timeout: %v, want exit status 2", err)
 	}
 	var res ipc.TriggerResult

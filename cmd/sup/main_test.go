@@ -28,6 +28,9 @@ func TestScripts(t *testing.T) {
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// Programs run only with exec: a script line never calls sup as a
+		// builtin by accident, and reads like the shell command it is.
+		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
 			rt, err := os.MkdirTemp("", "sup-rt-")

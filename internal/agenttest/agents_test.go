@@ -98,12 +98,3 @@ func TestAgentBinMissing(t *testing.T) {
 		t.Fatalf("in CI: skipped %q, fatal %q; want a failure naming make agents", r.skipped, r.fatal)
 	}
 }
-
-func TestInCI(t *testing.T) {
-	for v, want := range map[string]bool{"": false, "0": false, "false": false, "true": true, "1": true} {
-		t.Setenv("CI", v)
-		if got := InCI(); got != want {
-			t.Errorf("CI=%q: InCI() = %v", v, got)
-		}
-	}
-}
