@@ -187,8 +187,8 @@ func (r *Router) lastKnown(q RouteQuery) (store.RegistryEntry, bool, error) {
 
 var slugBad = regexp.MustCompile(`[^a-z0-9_-]+`)
 
-// TmuxSessionName is the tmux session of a workspace (seed 000:
-// agents_<workspace_slug>).
+// TmuxSessionName is the tmux session of a workspace:
+// agents_<workspace_slug> (specs/broker.md, "Routing").
 func TmuxSessionName(workspace string) string {
 	slug := strings.Trim(slugBad.ReplaceAllString(strings.ToLower(workspace), "_"), "_")
 	if slug == "" {

@@ -73,7 +73,8 @@ type SkipResult struct {
 	SkipUntil    int64 `msgpack:"skip_until" json:"skip_until"`
 }
 
-// Error codes of trigger outcomes besides the seeds' classes.
+// Error codes of trigger outcomes besides the general ones above
+// (specs/triggers.md).
 const (
 	// CodeTriggerCancelled: the child the trigger was being delivered to
 	// ended (restart, crash, stop) before it acknowledged; nothing is typed

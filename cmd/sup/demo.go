@@ -19,8 +19,8 @@ import (
 	"golang.org/x/term"
 )
 
-// demoSession is the demo's tmux session, named as seed 000 names a
-// workspace's session.
+// demoSession is the demo's tmux session, named as the broker names a
+// workspace's session (broker.TmuxSessionName).
 const demoSession = "agents_demo"
 
 // demoAgents are the demo's three sessions: one soon stuck on a

@@ -16,7 +16,7 @@ import (
 )
 
 // AuditRecord is one line of audit.jsonl: the final outcome of one trigger
-// (specs/trigger.md). The prompt itself appears only with
+// (specs/triggers.md, "Audit"). The prompt itself appears only with
 // trigger.audit_prompts; its length and hash always do.
 type AuditRecord struct {
 	Time                   int64       `json:"time"` // unix ms of the outcome
