@@ -123,7 +123,11 @@ func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 			t.Logf("session log:\n%s\npane:\n%q", log, r.out.String())
 		}
 	})
-	testutil.WaitUntil(t, 10*time.Second, "the agent to run", func() bool { return r.s.current() != nil })
+	// The shell profile reads ready from the pty's foreground process at
+	// once; the fakeagent reads its input only once it says so.
+	testutil.WaitUntil(t, 10*time.Second, "the agent to be ready", func() bool {
+		return r.s.current() != nil && strings.Contains(r.out.String(), "fakeagent ready")
+	})
 	return r
 }
 
