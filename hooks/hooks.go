@@ -15,12 +15,13 @@ package hooks
 
 import (
 	"fmt"
-	"github.com/sup-tmux/sup/internal/shellquote"
-	"github.com/sup-tmux/sup/ipc"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // Agent names an agent whose hooks sup can install.

@@ -3,13 +3,14 @@
 package ipc
 
 import (
-	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // TestPeerUIDRefused runs a real process as another uid (setpriv, as root)

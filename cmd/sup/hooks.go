@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/sup-tmux/sup/ipc"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/hooks"
+	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
 

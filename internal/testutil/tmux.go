@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/sup-tmux/sup/internal/shellquote"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/shellquote"
 )
 
 // Tmux is a private tmux server, reached with "tmux -L <Name>", that exists

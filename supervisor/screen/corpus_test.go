@@ -5,11 +5,12 @@ package screen
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // The agent corpus (testdata/corpus at the module root, recorded by

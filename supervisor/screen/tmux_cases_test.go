@@ -4,12 +4,13 @@ package screen
 
 import (
 	"fmt"
-	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // TestCasesMatchTmux runs every table case through a real tmux pane of the
