@@ -49,13 +49,14 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzClassify$$' -fuzztime=$(FUZZTIME) ./supervisor/
 	$(GO) test -run='^$$' -fuzz='^FuzzWrite$$' -fuzztime=$(FUZZTIME) ./supervisor/screen/
 
+# lint also vets for darwin and freebsd: sup is Linux-only
+# (specs/supervisor.md, "Platforms"), elsewhere the Linux-only packages are
+# excluded and cmd/sup says so; this keeps the claim true and every
+# portable package portable.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	# sup is Linux-only (specs/supervisor.md, "Platforms"): elsewhere the
-	# Linux-only packages are excluded and cmd/sup says so; this keeps the
-	# claim true and every portable package portable.
 	GOOS=darwin $(GO) vet ./...
 	GOOS=freebsd $(GO) vet ./...
 
