@@ -1,6 +1,30 @@
-// Package broker is sup acting across all supervisors: it finds their
-// sockets, asks each for its state in parallel, cleans sockets left by dead
-// supervisors and resolves the TARGET a user names. It keeps no state of its
-// own: every fact lives in a supervisor, so nothing is lost when no broker
-// runs.
+//go:build linux
+
+// Package broker is sup acting across all supervisors, the fleet side of
+// the CLI (`sup ls`, `queue`, `next`, `pick`, `skip`, `status-line`,
+// `metrics`, `events`, `route`, `trigger TARGET`):
+//
+//   - Discover finds the control sockets in the runtime dir, asks every
+//     supervisor for its state in parallel and removes sockets left by
+//     dead supervisors; FindTarget resolves the TARGET a user names (id,
+//     id prefix, name, document, or the session of the caller's cwd).
+//   - Queue orders the sessions that wait on the human (the stuck queue:
+//     waiting_since, then skip cooldowns); Head and Eligible read it.
+//     ReadQueueFiles is its cheap twin for the status line: the queue
+//     files the supervisors publish, no socket round trip.
+//   - The tmux helpers (CallerTmux, TmuxCmd, Jumped) move the caller's
+//     own client to a session's pane and never anyone else's (no focus
+//     stealing).
+//   - Router routes a prompt by workspace, role or name: to a live
+//     session, else by starting a supervisor for the document the session
+//     registry (sessions.json) last recorded, else by a headless resume of
+//     its conversation; every step goes to the audit trail.
+//   - FollowAll streams every supervisor's events (`sup events --all`),
+//     and WriteMetrics renders the fleet's metrics.
+//
+// It keeps no state of its own: every fact lives in a supervisor or in the
+// files of supervisor/store, so nothing is lost when no broker runs. It
+// imports the plan and the store but none of the supervisor's runtime
+// (pty, screen, classifier, process code): `go list -deps ./broker` shows
+// none of them (specs/broker.md, specs/supervisor.md "Layout").
 package broker

@@ -1,13 +1,12 @@
+//go:build linux
+
 package broker_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,46 +20,30 @@ import (
 // fleet is a private tmux server with an attached client (the human's
 // terminal) and supervisors of fake agents in its windows.
 type fleet struct {
-	t      *testing.T
-	tm     *testutil.Tmux
-	client *testutil.Client
-	bins   testutil.Bins
-	dir    string
-	env    map[string]string
+	*testutil.Rig // the shared rig; the fields below name its parts
+	t             *testing.T
+	tm            *testutil.Tmux
+	client        *testutil.Client
+	bins          testutil.Bins
+	dir           string
+	env           map[string]string
 }
 
 func newFleet(t *testing.T, configYAML string) *fleet {
 	t.Helper()
-	bins := testutil.Build(t)
-	dir := t.TempDir()
-	f := &fleet{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: testutil.SupEnv(t, bins, dir)}
-	if configYAML != "" {
-		f.write("config/sup/config.yaml", configYAML)
-	}
+	w := testutil.NewRig(t, configYAML)
+	f := &fleet{Rig: w, t: t, tm: w.Tmux, bins: w.Bins, dir: w.Dir, env: w.Env}
 	f.client = f.tm.AttachClient(t)
 	return f
 }
 
-func (f *fleet) write(rel, content string) string {
-	f.t.Helper()
-	p := filepath.Join(f.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	return p
-}
+func (f *fleet) write(rel, content string) string { return f.Write(rel, content) }
 
 // start supervises a fake agent for document NAME.md in a new window and
 // returns its pane.
 func (f *fleet) start(name string) string {
 	f.t.Helper()
-	doc := f.write(name+".md", "# "+name+"\n")
-	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", doc, "--", "fakeagent", "-echo")
-	f.tm.WaitFor(f.t, pane, "fakeagent ready", 10*time.Second)
-	return pane
+	return f.Start(f.write(name+".md", "# "+name+"\n"), "-echo")
 }
 
 func (f *fleet) sessions() []broker.Session {
@@ -113,26 +96,13 @@ func (f *fleet) stuck(name string) {
 // ($TMUX set), naming the attached client.
 func (f *fleet) sup(args ...string) (string, error) {
 	f.t.Helper()
-	env := os.Environ()
-	for k, v := range f.env {
-		env = append(env, k+"="+v)
-	}
-	env = append(env, fmt.Sprintf("TMUX=%s,%d,0", f.tm.SocketPath, f.tm.ServerPID))
+	env := append(f.Environ(), fmt.Sprintf("TMUX=%s,%d,0", f.tm.SocketPath, f.tm.ServerPID))
 	return f.supEnv(env, args...)
 }
 
 func (f *fleet) supEnv(env []string, args ...string) (string, error) {
 	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, f.bins.Sup, args...)
-	cmd.Env, cmd.Dir = env, f.dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("sup %s: %w: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String(), nil
+	return f.Sup(env, args...)
 }
 
 func (f *fleet) mustSup(args ...string) string {

@@ -1,6 +1,9 @@
+//go:build linux
+
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // RouteQuery names the session a trigger is for; empty fields match
@@ -71,38 +76,41 @@ type RouteResult struct {
 	PID       int                `json:"pid,omitempty"` // the headless process
 	Log       string             `json:"log,omitempty"` // the headless process's output
 	Trigger   *ipc.TriggerResult `json:"trigger,omitempty"`
-	ErrorCode string             `json:"error_code,omitempty"`
+	ErrorCode ipc.Code           `json:"error_code,omitempty"`
 	Message   string             `json:"message,omitempty"`
 }
 
 // routeAudit is one broker line of audit.jsonl.
 type routeAudit struct {
-	Time      int64  `json:"time"`
-	Source    string `json:"source"` // always "broker"
-	Step      string `json:"step"`   // match, spawn, started, trigger, headless, failed
-	Query     string `json:"query"`
-	TriggerID string `json:"trigger_id"`
-	Route     string `json:"route,omitempty"`
-	Session   string `json:"session,omitempty"`
-	Document  string `json:"document,omitempty"`
-	Pane      string `json:"pane,omitempty"`
-	PID       int    `json:"pid,omitempty"`
-	Result    string `json:"result,omitempty"`
-	ErrorCode string `json:"error_code,omitempty"`
-	Message   string `json:"message,omitempty"`
+	Time      int64       `json:"time"`
+	Source    string      `json:"source"` // always "broker"
+	Step      string      `json:"step"`   // match, spawn, started, trigger, headless, failed
+	Query     string      `json:"query"`
+	TriggerID string      `json:"trigger_id"`
+	Route     string      `json:"route,omitempty"`
+	Session   string      `json:"session,omitempty"`
+	Document  string      `json:"document,omitempty"`
+	Pane      string      `json:"pane,omitempty"`
+	PID       int         `json:"pid,omitempty"`
+	Result    ipc.Outcome `json:"result,omitempty"`
+	ErrorCode ipc.Code    `json:"error_code,omitempty"`
+	Message   string      `json:"message,omitempty"`
 }
 
 // audit appends a step; a failing audit is reported in the result's
 // message, never hides the route's own outcome.
 func (r *Router) audit(res *RouteResult, a routeAudit) {
 	a.Time, a.Source = time.Now().UnixMilli(), "broker"
-	if err := supervisor.AppendAudit(r.StateDir, a); err != nil {
+	audit := store.NewAudit(r.StateDir)
+	defer audit.Close()
+	if err := audit.Append(a); err != nil {
 		res.Message = strings.TrimSpace(res.Message + " [audit failed: " + err.Error() + "]")
 	}
 }
 
-// fail records a failed route with one of seed 000's codes.
-func (r *Router) fail(res RouteResult, q RouteQuery, p ipc.TriggerParams, code, format string, args ...any) (RouteResult, error) {
+// fail records a failed route with one of the protocol's error codes
+// (specs/ipc.md).
+func (r *Router) fail(res RouteResult, q RouteQuery, p ipc.TriggerParams, code ipc.Code, format string, args ...any) (RouteResult, error) {
 	res.ErrorCode, res.Message = code, fmt.Sprintf(format, args...)
 	r.audit(&res, routeAudit{Step: "failed", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session,
 		Document: res.Document, Pane: res.Pane, ErrorCode: code, Message: res.Message})
@@ -144,12 +152,12 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 	}
 	switch {
 	case ok && r.Document != "" && known.Document != r.Document:
-		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+		known = store.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
 	case !ok && r.Document == "":
 		return r.fail(res, q, p, ipc.CodeTargetNotFound,
-			"no live session matches and %s records none; give --doc DOC to start one", supervisor.RegistryFile)
+			"no live session matches and %s records none; give --doc DOC to start one", store.RegistryFile)
 	case !ok:
-		known = supervisor.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
+		known = store.RegistryEntry{Document: r.Document, Workspace: q.Workspace, Role: q.Role, Name: q.Name}
 	}
 	res.Document, res.Route = known.Document, RouteFresh
 	if known.AgentSessionID != "" {
@@ -162,12 +170,12 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 }
 
 // lastKnown is the newest sessions.json entry matching q.
-func (r *Router) lastKnown(q RouteQuery) (supervisor.RegistryEntry, bool, error) {
-	reg, err := supervisor.ReadRegistry(r.StateDir)
+func (r *Router) lastKnown(q RouteQuery) (store.RegistryEntry, bool, error) {
+	reg, err := store.ReadRegistry(r.StateDir)
 	if err != nil {
-		return supervisor.RegistryEntry{}, false, err
+		return store.RegistryEntry{}, false, err
 	}
-	var best supervisor.RegistryEntry
+	var best store.RegistryEntry
 	found := false
 	for _, e := range reg.Sessions {
 		if q.match(e.Workspace, e.Role, e.Name) && (!found || e.UpdatedAt > best.UpdatedAt) {
@@ -179,8 +187,8 @@ func (r *Router) lastKnown(q RouteQuery) (supervisor.RegistryEntry, bool, error)
 
 var slugBad = regexp.MustCompile(`[^a-z0-9_-]+`)
 
-// TmuxSessionName is the tmux session of a workspace (seed 000:
-// agents_<workspace_slug>).
+// TmuxSessionName is the tmux session of a workspace:
+// agents_<workspace_slug> (specs/broker.md, "Routing").
 func TmuxSessionName(workspace string) string {
 	slug := strings.Trim(slugBad.ReplaceAllString(strings.ToLower(workspace), "_"), "_")
 	if slug == "" {
@@ -196,13 +204,13 @@ var passEnv = []string{"SUP_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "
 
 // spawn starts a supervisor for e in a new window of its workspace's tmux
 // session (created if absent), waits for it to answer and delivers p.
-func (r *Router) spawn(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	code := ipc.CodeSpawnFailed
 	if res.Route == RouteResume {
 		code = ipc.CodeResumeFailed
 	}
-	workspace := firstNonEmpty(q.Workspace, e.Workspace)
-	role := firstNonEmpty(q.Role, e.Role, "agent")
+	workspace := cmp.Or(q.Workspace, e.Workspace)
+	role := cmp.Or(q.Role, e.Role, "agent")
 	session := TmuxSessionName(workspace)
 	argv := []string{r.Sup, "start"}
 	if res.Route == RouteResume {
@@ -218,10 +226,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e supervisor.Regist
 		argv = append(argv, "--name", q.Name)
 	}
 	argv = append(argv, e.Document)
-	var words []string
-	for _, a := range argv {
-		words = append(words, shellQuote(a))
-	}
+	command := shellquote.Join(argv...)
 	// A window by default; the session's first window when the session
 	// is new. -d: never switch anyone's client (no focus stealing).
 	args := []string{"new-window", "-d", "-t", session + ":", "-n", role}
@@ -237,7 +242,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e supervisor.Regist
 			args = append(args, "-e", k+"="+v)
 		}
 	}
-	args = append(args, "exec "+strings.Join(words, " "))
+	args = append(args, "exec "+command)
 	pane, err := TmuxCmd(ctx, r.TmuxSocket, args...)
 	if err != nil {
 		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
@@ -331,12 +336,12 @@ func (r *Router) deliver(ctx context.Context, res RouteResult, s Session, q Rout
 // headless runs the profile's headless resume detached, when tmux cannot
 // host a supervisor. It needs a known conversation: a fresh headless run
 // would answer into nowhere.
-func (r *Router) headless(ctx context.Context, res RouteResult, e supervisor.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+func (r *Router) headless(ctx context.Context, res RouteResult, e store.RegistryEntry, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	res.Route = RouteHeadless
 	if e.AgentSessionID == "" {
 		return r.fail(res, q, p, ipc.CodeSpawnFailed, "tmux is not available and no conversation is known to resume headless for %s", e.Document)
 	}
-	prof, err := supervisor.LoadProfile(r.ConfigDir, firstNonEmpty(e.Profile, "claude"))
+	prof, err := plan.LoadProfile(r.ConfigDir, cmp.Or(e.Profile, "claude"))
 	if err != nil {
 		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available; profile: %v", err)
 	}
@@ -373,15 +378,6 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e supervisor.Reg
 	return res, nil
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func lookupEnv(env []string, key string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
@@ -390,5 +386,3 @@ func lookupEnv(env []string, key string) (string, bool) {
 	}
 	return "", false
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

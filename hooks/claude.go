@@ -1,3 +1,5 @@
+//go:build linux
+
 package hooks
 
 // claudeSpec is what sup installs for Claude Code, in settings.json:

@@ -1,3 +1,5 @@
+//go:build linux
+
 package hooks
 
 // geminiSpec is what sup installs for Gemini CLI, in settings.json. Gemini

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package hooks is both ends of the agents' hooks: Parse reads the payload
 // an agent hands `sup hook` (which forwards it to the supervisor at
 // $SUP_SOCKET), and Prepare/Apply install sup's hook entries into the
@@ -17,20 +19,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // Agent names an agent whose hooks sup can install.
 type Agent string
 
-// The agents sup installs hooks for.
+// The agents sup installs hooks for: ipc.Agents, named.
 const (
 	Claude Agent = "claude"
 	Codex  Agent = "codex"
 	Gemini Agent = "gemini"
 )
 
-// Agents lists every agent, in the order status reports them.
-var Agents = []Agent{Claude, Codex, Gemini}
+// Agents lists every agent (ipc.Agents), in the order status reports them.
+var Agents = func() []Agent {
+	as := make([]Agent, len(ipc.Agents))
+	for i, a := range ipc.Agents {
+		as[i] = Agent(a)
+	}
+	return as
+}()
 
 // ParseAgent checks an agent name.
 func ParseAgent(s string) (Agent, error) {
@@ -39,7 +50,7 @@ func ParseAgent(s string) (Agent, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q (want claude, codex or gemini)", s)
+	return "", fmt.Errorf("unknown agent %q (want %s)", s, ipc.AgentChoices())
 }
 
 // Scope says whose settings a file holds.
@@ -200,7 +211,7 @@ func sameFile(a, b string) bool {
 // Command is the shell command line a Claude-style hook runs: sup, quoted
 // for the shell when it needs to be, then `hook --agent AGENT`.
 func Command(sup string, a Agent) string {
-	return shellQuote(sup) + " hook --agent " + string(a)
+	return shellquote.Quote(sup) + " hook --agent " + string(a)
 }
 
 // NotifyArgv is Codex's notify value: Codex runs it with the turn's JSON
@@ -219,17 +230,6 @@ func IsSupCommand(command string) bool {
 
 func isSupArgv(argv []string) bool {
 	return len(argv) >= 2 && strings.HasPrefix(filepath.Base(argv[0]), "sup") && argv[1] == "hook"
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but plain
-// path characters.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // shellWords splits a command line into words the way a POSIX shell would

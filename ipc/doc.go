@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package ipc is sup's control-socket protocol (v1): framing, message types,
 // a server and a client.
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 package ipc
 
 import (
@@ -10,27 +12,32 @@ import (
 // ProtocolVersion is the value of "v" this package speaks.
 const ProtocolVersion = 1
 
+// Code is an error code carried in Response.Error.Code (and in a trigger's
+// error_code). It travels as a plain string: the type only keeps a code
+// from being confused with any other string in Go.
+type Code string
+
 // Error codes carried in Response.Error.Code. They are part of the protocol:
 // never rename one.
 const (
-	CodeBadRequest         = "BAD_REQUEST"
-	CodeUnknownMethod      = "UNKNOWN_METHOD"
-	CodePayloadTooLarge    = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedVersion = "UNSUPPORTED_VERSION"
-	CodeNotRunning         = "NOT_RUNNING"
-	CodeHalted             = "HALTED"
-	CodePermissionDenied   = "PERMISSION_DENIED"
-	CodeTooManyClients     = "TOO_MANY_CLIENTS"
-	CodeInternal           = "INTERNAL"
-	CodeTargetNotFound     = "TARGET_NOT_FOUND"
-	CodePaneDead           = "PANE_DEAD"
-	CodeOperatorBusy       = "OPERATOR_BUSY"
-	CodeDeferTimeout       = "DEFER_TIMEOUT"
-	CodeAckTimeout         = "ACK_TIMEOUT"
-	CodeTriggerRateLimited = "TRIGGER_RATE_LIMITED"
-	CodeThreadAutoBlocked  = "THREAD_AUTO_BLOCKED"
-	CodeResumeFailed       = "RESUME_FAILED"
-	CodeSpawnFailed        = "SPAWN_FAILED"
+	CodeBadRequest         Code = "BAD_REQUEST"
+	CodeUnknownMethod      Code = "UNKNOWN_METHOD"
+	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedVersion Code = "UNSUPPORTED_VERSION"
+	CodeNotRunning         Code = "NOT_RUNNING"
+	CodeHalted             Code = "HALTED"
+	CodePermissionDenied   Code = "PERMISSION_DENIED"
+	CodeTooManyClients     Code = "TOO_MANY_CLIENTS"
+	CodeInternal           Code = "INTERNAL"
+	CodeTargetNotFound     Code = "TARGET_NOT_FOUND"
+	CodePaneDead           Code = "PANE_DEAD"
+	CodeOperatorBusy       Code = "OPERATOR_BUSY"
+	CodeDeferTimeout       Code = "DEFER_TIMEOUT"
+	CodeAckTimeout         Code = "ACK_TIMEOUT"
+	CodeTriggerRateLimited Code = "TRIGGER_RATE_LIMITED"
+	CodeThreadAutoBlocked  Code = "THREAD_AUTO_BLOCKED"
+	CodeResumeFailed       Code = "RESUME_FAILED"
+	CodeSpawnFailed        Code = "SPAWN_FAILED"
 )
 
 // Request is one call from a client.
@@ -72,14 +79,14 @@ type Event struct {
 
 // Error is a protocol error: a stable UPPER_SNAKE code and a human message.
 type Error struct {
-	Code    string `msgpack:"code"`
+	Code    Code   `msgpack:"code"`
 	Message string `msgpack:"message"`
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Errorf returns an *Error with the given code and formatted message.
-func Errorf(code, format string, args ...any) *Error {
+func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 

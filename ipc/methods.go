@@ -1,3 +1,5 @@
+//go:build linux
+
 package ipc
 
 // Method names of protocol v1.

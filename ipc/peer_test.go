@@ -1,3 +1,5 @@
+//go:build linux
+
 package ipc
 
 import (
@@ -7,21 +9,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // TestPeerUIDRefused runs a real process as another uid (setpriv, as root)
 // against a server and checks it gets PERMISSION_DENIED and a log line.
 func TestPeerUIDRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to run a peer as another uid (setpriv --reuid); skipped as uid", os.Geteuid())
+		testutil.Missing(t, "needs root to run a peer as another uid (setpriv --reuid); running as uid %d", os.Geteuid())
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("setpriv (util-linux) not installed:", err)
+		testutil.Missing(t, "setpriv (util-linux) not installed: %v", err)
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go tool not on PATH, cannot build the peer helper:", err)
+		testutil.Missing(t, "go tool not on PATH, cannot build the peer helper: %v", err)
 	}
 	binDir := shortDir(t)
 	bin := filepath.Join(binDir, "peer")
@@ -57,7 +61,7 @@ func TestPeerUIDRefused(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	if got := run("--reuid=65534", "--regid=65534", "--clear-groups"); got != "code="+CodePermissionDenied {
+	if got := run("--reuid=65534", "--regid=65534", "--clear-groups"); got != "code="+string(CodePermissionDenied) {
 		t.Fatalf("peer as uid 65534: %q, want code=%s", got, CodePermissionDenied)
 	}
 	logs := ts.logs.String()

@@ -1,3 +1,5 @@
+//go:build linux
+
 package ipc
 
 import (
@@ -21,8 +23,8 @@ func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name     string
 		send     []byte
-		halfShut bool   // close our write side after sending
-		code     string // "" means: no error frame, only a close
+		halfShut bool // close our write side after sending
+		code     Code // "" means: no error frame, only a close
 		id       uint64
 		msg      string // substring of the error message
 		open     bool   // connection must stay usable

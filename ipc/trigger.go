@@ -1,15 +1,21 @@
+//go:build linux
+
 package ipc
 
-// Trigger outcomes (seed 001 trigger_runtime). Accepted is only ever the
+// Outcome is what became of a trigger (TriggerResult.Result); on the wire
+// a plain string.
+type Outcome string
+
+// Trigger outcomes (specs/triggers.md). Accepted is only ever the
 // immediate answer of a trigger sent without wait whose delivery is under
 // way; the final outcome follows as a "trigger" event and in state.
 const (
-	OutcomeDelivered     = "delivered"
-	OutcomeAlreadyActive = "already_active"
-	OutcomeDeferred      = "deferred"
-	OutcomeTimeout       = "timeout"
-	OutcomeFailed        = "failed"
-	OutcomeAccepted      = "accepted"
+	OutcomeDelivered     Outcome = "delivered"
+	OutcomeAlreadyActive Outcome = "already_active"
+	OutcomeDeferred      Outcome = "deferred"
+	OutcomeTimeout       Outcome = "timeout"
+	OutcomeFailed        Outcome = "failed"
+	OutcomeAccepted      Outcome = "accepted"
 )
 
 // TriggerParams are the params of `trigger`: a prompt to deliver into the
@@ -29,19 +35,19 @@ type TriggerParams struct {
 
 // TriggerResult answers `trigger` and is the data of the "trigger" event.
 type TriggerResult struct {
-	TriggerID       string `msgpack:"trigger_id" json:"trigger_id"`
-	ThreadID        string `msgpack:"thread_id" json:"thread_id"`
-	Result          string `msgpack:"result" json:"result"` // one of the Outcome constants
-	ErrorCode       string `msgpack:"error_code,omitempty" json:"error_code,omitempty"`
-	Message         string `msgpack:"message,omitempty" json:"message,omitempty"`
-	DeliveryBackend string `msgpack:"delivery_backend" json:"delivery_backend"` // "pty"
-	DeliveredAt     int64  `msgpack:"delivered_at,omitempty" json:"delivered_at,omitempty"`
-	DeferredUntil   int64  `msgpack:"deferred_until,omitempty" json:"deferred_until,omitempty"`
-	Attempts        int    `msgpack:"attempts" json:"attempts"`
-	AckedBy         string `msgpack:"acked_by,omitempty" json:"acked_by,omitempty"` // hook, activity, marker
-	Fallback        string `msgpack:"fallback,omitempty" json:"fallback,omitempty"` // resume, fresh: how a stopped child was brought back
-	Repeat          bool   `msgpack:"repeat,omitempty" json:"repeat,omitempty"`     // a known trigger_id: this is its first outcome
-	AuditError      string `msgpack:"audit_error,omitempty" json:"audit_error,omitempty"`
+	TriggerID       string  `msgpack:"trigger_id" json:"trigger_id"`
+	ThreadID        string  `msgpack:"thread_id" json:"thread_id"`
+	Result          Outcome `msgpack:"result" json:"result"`
+	ErrorCode       Code    `msgpack:"error_code,omitempty" json:"error_code,omitempty"`
+	Message         string  `msgpack:"message,omitempty" json:"message,omitempty"`
+	DeliveryBackend string  `msgpack:"delivery_backend" json:"delivery_backend"` // "pty"
+	DeliveredAt     int64   `msgpack:"delivered_at,omitempty" json:"delivered_at,omitempty"`
+	DeferredUntil   int64   `msgpack:"deferred_until,omitempty" json:"deferred_until,omitempty"`
+	Attempts        int     `msgpack:"attempts" json:"attempts"`
+	AckedBy         string  `msgpack:"acked_by,omitempty" json:"acked_by,omitempty"` // hook, activity, marker
+	Fallback        string  `msgpack:"fallback,omitempty" json:"fallback,omitempty"` // resume, fresh: how a stopped child was brought back
+	Repeat          bool    `msgpack:"repeat,omitempty" json:"repeat,omitempty"`     // a known trigger_id: this is its first outcome
+	AuditError      string  `msgpack:"audit_error,omitempty" json:"audit_error,omitempty"`
 }
 
 // UnblockParams are the params of `unblock`: lift a thread's loop guard.
@@ -67,15 +73,16 @@ type SkipResult struct {
 	SkipUntil    int64 `msgpack:"skip_until" json:"skip_until"`
 }
 
-// Error codes of trigger outcomes besides the seeds' classes.
+// Error codes of trigger outcomes besides the general ones above
+// (specs/triggers.md).
 const (
 	// CodeTriggerCancelled: the child the trigger was being delivered to
 	// ended (restart, crash, stop) before it acknowledged; nothing is typed
 	// into its successor.
-	CodeTriggerCancelled = "TRIGGER_CANCELLED"
+	CodeTriggerCancelled Code = "TRIGGER_CANCELLED"
 	// CodeAgentBusy: the agent is mid-turn or shows a prompt; the trigger
 	// waits for it to be ready (a deferral reason, see specs/triggers.md).
-	CodeAgentBusy = "AGENT_BUSY"
+	CodeAgentBusy Code = "AGENT_BUSY"
 )
 
 // MethodMetrics answers the supervisor's counters and histograms.

@@ -1,8 +1,9 @@
+//go:build linux
+
 package supervisor_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -18,43 +19,19 @@ import (
 )
 
 // environ is the test's environment plus the rig's private directories.
-func (r *rig) environ() []string {
-	env := os.Environ()
-	for k, v := range r.env {
-		env = append(env, k+"="+v)
-	}
-	return env
-}
+func (r *rig) environ() []string { return r.Environ() }
 
 // sup runs a sup client verb with the rig's environment.
 func (r *rig) sup(args ...string) (string, error) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bins.Sup, args...)
-	cmd.Dir = r.dir
-	cmd.Env = r.environ()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		return out.String(), &cliError{err, errb.String()}
-	}
-	return out.String(), nil
+	return r.Sup(nil, args...)
 }
-
-type cliError struct {
-	err    error
-	stderr string
-}
-
-func (e *cliError) Error() string { return e.err.Error() + ": " + e.stderr }
 
 func (r *rig) mustSup(args ...string) string {
 	r.t.Helper()
 	out, err := r.sup(args...)
 	if err != nil {
-		r.t.Fatalf("sup %s: %v", strings.Join(args, " "), err)
+		r.t.Fatal(err)
 	}
 	return out
 }
@@ -68,10 +45,7 @@ func (r *rig) state(target string) ipc.State {
 	return st
 }
 
-func (r *rig) sockets() []string {
-	m, _ := filepath.Glob(filepath.Join(r.env["SUP_RUNTIME_DIR"], "*.sock"))
-	return m
-}
+func (r *rig) sockets() []string { return r.Sockets() }
 
 func TestE2ESocketInjectRestartStop(t *testing.T) {
 	r := newRig(t, "")

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor_test
 
 import (
@@ -15,45 +17,30 @@ import (
 // rig is one end-to-end setup: a private tmux server, built binaries, and
 // private config, state and runtime directories for the supervisors it runs.
 type rig struct {
-	t    testing.TB
-	tm   *testutil.Tmux
-	bins testutil.Bins
-	dir  string // the test's scratch dir: documents, pid files
-	env  map[string]string
+	*testutil.Rig // the shared rig; the fields below name its parts
+	t             testing.TB
+	tm            *testutil.Tmux
+	bins          testutil.Bins
+	dir           string // the test's scratch dir: documents, pid files
+	env           map[string]string
 }
 
+// newRig is testutil's end-to-end rig with one document, doc.md.
 func newRig(t testing.TB, configYAML string) *rig {
 	t.Helper()
-	bins := testutil.Build(t)
-	dir := t.TempDir()
-	r := &rig{t: t, tm: testutil.NewTmux(t), bins: bins, dir: dir, env: testutil.SupEnv(t, bins, dir)}
-	if configYAML != "" {
-		r.write("config/sup/config.yaml", configYAML)
-	}
+	w := testutil.NewRig(t, configYAML)
+	r := &rig{Rig: w, t: t, tm: w.Tmux, bins: w.Bins, dir: w.Dir, env: w.Env}
 	r.write("doc.md", "# a session document\n")
 	return r
 }
 
-func (r *rig) write(rel, content string) string {
-	r.t.Helper()
-	p := filepath.Join(r.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-	return p
-}
+func (r *rig) write(rel, content string) string { return r.Write(rel, content) }
 
 // start runs `sup start doc.md -- fakeagent ARGS...` in a new pane and waits
 // for the agent to be ready.
 func (r *rig) start(fakeArgs ...string) string {
 	r.t.Helper()
-	argv := append([]string{r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "fakeagent"}, fakeArgs...)
-	pane := r.tm.NewWindowDir(r.dir, r.env, argv...)
-	r.tm.WaitFor(r.t, pane, "fakeagent ready", 10*time.Second)
-	return pane
+	return r.Start(filepath.Join(r.dir, "doc.md"), fakeArgs...)
 }
 
 // starts reads the pids a `-starts FILE` fakeagent recorded, in order.

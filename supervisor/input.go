@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -6,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -132,7 +135,7 @@ func (r *inputRouter) endOfInput() {
 }
 
 func (r *inputRouter) sendEOF() {
-	tio, err := termios(r.master)
+	tio, err := proc.Termios(r.master)
 	if err != nil || tio.Lflag&unix.ICANON == 0 {
 		return
 	}
@@ -141,7 +144,7 @@ func (r *inputRouter) sendEOF() {
 
 // readInput forwards the pane's input until it ends.
 func (s *Session) readInput() {
-	buf := make([]byte, pumpBufSize)
+	buf := make([]byte, proc.PumpBufSize)
 	for {
 		n, err := s.term.in.Read(buf)
 		if n > 0 {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -9,6 +11,7 @@ import (
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
 // controlKind names what a socket method asks of the run loop.
@@ -52,13 +55,13 @@ const (
 )
 
 // supervise waits for the running child to exit or for a request about it.
-func (s *Session) supervise(ctx context.Context, c *child) next {
+func (s *Session) supervise(ctx context.Context, c *proc.Child) next {
 	stable := s.stableTimer()
 	defer stable.Stop()
 	for {
 		select {
-		case <-c.done:
-			return s.afterExit(ctx, s.recordExit(c, c.code, c.signal, exitCrash))
+		case <-c.Done():
+			return s.afterExit(ctx, s.recordExit(c, exitCrash))
 		case <-stable.C:
 			s.mu.Lock()
 			s.tracker.CheckStable(time.Now())
@@ -77,7 +80,7 @@ func (s *Session) supervise(ctx context.Context, c *child) next {
 
 // control applies a socket request. c is the running child, or nil between
 // runs. It reports whether the request ends the current wait.
-func (s *Session) control(r control, c *child) (next, bool) {
+func (s *Session) control(r control, c *proc.Child) (next, bool) {
 	switch r.kind {
 	case ctrlRestart:
 		s.log.Info("restart_requested", "fresh", r.fresh)
@@ -92,7 +95,7 @@ func (s *Session) control(r control, c *child) (next, bool) {
 		if c == nil {
 			return next{reply: r.reply}, true
 		}
-		r.reply <- controlReply{pid: c.pid, resumed: c.resumed}
+		r.reply <- controlReply{pid: c.PID(), resumed: c.Resumed}
 		return next{}, false
 	case ctrlStop:
 		n := s.stop(c, r.grace, "stop_requested")
@@ -113,10 +116,15 @@ func (s *Session) stableTimer() *time.Timer {
 	return time.NewTimer(time.Until(at))
 }
 
-// recordExit books a child's end (c is nil when the spawn itself failed):
+// recordExit books a child's end (c is nil when the spawn itself failed,
+// booked as exit code 127, the shell's "command not found"):
 // status, history, log, event. Crashes and clean exits go to the crash
 // tracker for a decision; requested exits do not.
-func (s *Session) recordExit(c *child, code int, signal string, kind exitKind) crash.Decision {
+func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
+	code, signal := 127, ""
+	if c != nil {
+		code, signal = c.Exit()
+	}
 	s.mu.Lock()
 	var d crash.Decision
 	class := "requested"
@@ -131,8 +139,8 @@ func (s *Session) recordExit(c *child, code int, signal string, kind exitKind) c
 	s.in.detach()
 	pid := 0
 	if c != nil {
-		pid = c.pid
-		s.guard.end(pid)
+		pid = c.PID()
+		s.guard.End(pid)
 	}
 	s.log.Info("child_exit", "pid", pid, "code", code, "signal", signal, "class", class, "health", health,
 		"consecutive_failures", d.ConsecutiveFailures)
@@ -142,19 +150,19 @@ func (s *Session) recordExit(c *child, code int, signal string, kind exitKind) c
 }
 
 // endChild ends c for a requested restart or stop.
-func (s *Session) endChild(c *child, graceful bool, lifecycle, why string) {
+func (s *Session) endChild(c *proc.Child, graceful bool, lifecycle, why string) {
 	grace := time.Duration(0)
 	if graceful {
 		grace = s.Plan().Config.StopGrace
 	}
 	s.setLifecycle(lifecycle)
-	c.terminate(grace)
-	s.recordExit(c, c.code, c.signal, exitRequested)
+	c.Terminate(grace)
+	s.recordExit(c, exitRequested)
 	s.log.Info("child_ended", "why", why)
 }
 
 // stop ends the child (if any) and then sup.
-func (s *Session) stop(c *child, graceful bool, why string) next {
+func (s *Session) stop(c *proc.Child, graceful bool, why string) next {
 	if c != nil {
 		s.endChild(c, graceful, LifecycleStopped, why)
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -7,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/desk"
 )
 
 // Methods returns the socket methods this session answers (hello and
@@ -35,7 +38,7 @@ var Events = []string{"lifecycle", "activity", "resize", "client", "trigger"}
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {
 	st := s.sessionState()
-	s.triggerState(&st) // after s.mu: the trigger desk's lock comes first
+	s.desk.State(&st) // after s.mu is released: the desk never nests with it
 	return st
 }
 
@@ -66,7 +69,7 @@ func (s *Session) sessionState() ipc.State {
 		StartedAt:      s.startedAt.UnixMilli(),
 	}
 	if s.child != nil {
-		st.PID = s.child.pid
+		st.PID = s.child.PID()
 	}
 	if v := s.view.Load(); v != nil {
 		st.Title = v.titleText()
@@ -90,13 +93,14 @@ func (s *Session) sessionState() ipc.State {
 func (s *Session) handlePid(context.Context, *ipc.Request) (any, error) {
 	r := ipc.PidResult{SupPID: os.Getpid()}
 	if c := s.current(); c != nil {
-		r.PID = c.pid
+		r.PID = c.PID()
 	}
 	return r, nil
 }
 
-// injectTimeout bounds a write into a pty whose child stopped reading.
-const injectTimeout = 5 * time.Second
+// injectTimeout bounds a write into a pty whose child stopped reading:
+// the same bound the trigger desk's deliveries have.
+const injectTimeout = desk.WriteTimeout
 
 // handleInject writes raw bytes to the pty master. It is deliberately
 // unfiltered: the policy-checked path for prompts is `trigger`.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -17,7 +19,7 @@ func (s *Session) observe(sig activity.Signal) {
 	s.mu.Unlock()
 	if changed {
 		s.publishActivity(st)
-		s.trig.poke()
+		s.desk.Poke()
 	}
 }
 
@@ -58,10 +60,8 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	switch p.Agent {
-	case "claude", "codex", "gemini":
-	default:
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: agent %q: valid agents are claude, codex and gemini", p.Agent)
+	if !ipc.KnownAgent(p.Agent) {
+		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: agent %q: valid agents are %s", p.Agent, ipc.AgentChoices())
 	}
 	if p.Event == "" {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: params need event (the hook's event name)")

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -11,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
 // floodBytes is what one flood of the child writes through the pty.
@@ -25,7 +28,7 @@ func floodThrough(b *testing.B, fake string, drain func(io.Reader)) time.Duratio
 	if err != nil {
 		b.Fatal(err)
 	}
-	master, err := pollable(ptmx) // read the master as sup does
+	master, err := proc.Pollable(ptmx) // read the master as sup does
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,10 +68,10 @@ func BenchmarkPump(b *testing.B) {
 			case 0:
 				d[i] = floodThrough(b, fake, func(r io.Reader) { io.Copy(io.Discard, r) })
 			case 1:
-				d[i] = floodThrough(b, fake, func(r io.Reader) { copyOutput(io.Discard, r, func([]byte) {}) })
+				d[i] = floodThrough(b, fake, func(r io.Reader) { proc.CopyOutput(io.Discard, r, func([]byte) {}) })
 			case 2:
 				v := newView(120, 40)
-				d[i] = floodThrough(b, fake, func(r io.Reader) { copyOutput(io.Discard, r, v.model.Feed) })
+				d[i] = floodThrough(b, fake, func(r io.Reader) { proc.CopyOutput(io.Discard, r, v.model.Feed) })
 				dropped += v.model.Stats().DroppedBytes
 				v.model.Close()
 			}

@@ -1,71 +1,70 @@
+//go:build linux
+
 package supervisor
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // queueFile is where the session publishes its queue facts for `sup
 // status-line` (<runtime dir>/queue/<id>.json, specs/broker.md): rewritten
-// when a fact changes, never on a timer, and removed when sup exits.
+// when a fact changes, never on a timer, and removed when sup exits. It
+// owns its lock; it reads the facts (facts, which takes Session.mu) under
+// it, so concurrent publishers cannot leave an older snapshot behind a
+// newer one: its lock comes before Session.mu, never after. A nil
+// *queueFile publishes nothing.
 type queueFile struct {
+	path  string
+	facts func() ipc.QueueFacts
+	log   *slog.Logger
+
 	mu      sync.Mutex
-	path    string
 	last    ipc.QueueFacts
 	written bool // the file holds last
 	closed  bool // sup is exiting: late changes must not bring the file back
 }
 
-// publishQueueTo starts publishing the queue facts to path.
-func (s *Session) publishQueueTo(path string) {
-	s.queue = &queueFile{path: path}
-	s.publishQueue()
-}
-
-// publishQueue writes the queue file if a fact changed since the last
-// write. The facts are read under the file's lock, so concurrent callers
-// cannot leave an older snapshot behind the newer one.
-func (s *Session) publishQueue() {
-	q := s.queue
+// publish writes the file if a fact changed since the last write.
+func (q *queueFile) publish() {
 	if q == nil {
 		return
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	f := s.queueFacts()
+	f := q.facts()
 	if q.closed || q.written && f == q.last {
 		return
 	}
-	if err := writeQueueFile(q.path, f); err != nil {
+	if err := store.WriteQueueFile(q.path, f); err != nil {
 		q.written = false // retried on the next change
-		s.log.Warn("queue_file_failed", "path", q.path, "err", err)
+		q.log.Warn("queue_file_failed", "path", q.path, "err", err)
 		return
 	}
 	q.last, q.written = f, true
 }
 
-// republishQueue rewrites the queue file even if nothing changed: the
-// runtime dir was deleted and recreated under the session.
-func (s *Session) republishQueue() {
-	if q := s.queue; q != nil {
-		q.mu.Lock()
-		q.written = false
-		q.mu.Unlock()
-		s.publishQueue()
+// republish rewrites the file even if nothing changed: the runtime dir
+// was deleted and recreated under the session.
+func (q *queueFile) republish() {
+	if q == nil {
+		return
 	}
+	q.mu.Lock()
+	q.written = false
+	q.mu.Unlock()
+	q.publish()
 }
 
-// unpublishQueue removes the queue file for good.
-func (s *Session) unpublishQueue() {
-	q := s.queue
+// remove deletes the file for good: later changes do not bring it back.
+func (q *queueFile) remove() {
 	if q == nil {
 		return
 	}
@@ -73,9 +72,24 @@ func (s *Session) unpublishQueue() {
 	defer q.mu.Unlock()
 	q.closed = true
 	if err := os.Remove(q.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.log.Warn("queue_file_remove_failed", "path", q.path, "err", err)
+		q.log.Warn("queue_file_remove_failed", "path", q.path, "err", err)
 	}
 }
+
+// publishQueueTo starts publishing the session's queue facts to path.
+func (s *Session) publishQueueTo(path string) {
+	s.queue = &queueFile{path: path, facts: s.queueFacts, log: s.log}
+	s.queue.publish()
+}
+
+// publishQueue writes the queue file if a fact changed.
+func (s *Session) publishQueue() { s.queue.publish() }
+
+// republishQueue rewrites the queue file (the runtime dir came back).
+func (s *Session) republishQueue() { s.queue.republish() }
+
+// unpublishQueue removes the queue file for good.
+func (s *Session) unpublishQueue() { s.queue.remove() }
 
 func (s *Session) queueFacts() ipc.QueueFacts {
 	s.mu.Lock()
@@ -93,23 +107,4 @@ func (s *Session) queueFacts() ipc.QueueFacts {
 		SupPID:       os.Getpid(),
 		Lifecycle:    s.lifecycle,
 	}
-}
-
-// writeQueueFile replaces path atomically (a temporary file renamed over
-// it, 0600 in a 0700 dir), so a reader sees the old facts or the new ones,
-// never half a file. The temporary name does not end in .json: readers
-// skip it.
-func writeQueueFile(path string, f ipc.QueueFacts) error {
-	data, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("encode queue facts: %w", err)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("queue dir: %w", err)
-	}
-	if err := replaceFile(path, "."+filepath.Base(path)+".*.tmp", data, false); err != nil {
-		return fmt.Errorf("replace queue file: %w", err)
-	}
-	return nil
 }

@@ -1,112 +1,26 @@
+//go:build linux
+
 package supervisor
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"time"
-
-	"golang.org/x/sys/unix"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
-
-// RegistryFile is the name, in the state dir, of the record of sessions
-// that supervisors keep for the broker's routing fallback: what ran for
-// which workspace and role, and the agent conversation to resume.
-const RegistryFile = "sessions.json"
-
-// Registry is sessions.json.
-type Registry struct {
-	Version  int                      `json:"version"`  // 1
-	Sessions map[string]RegistryEntry `json:"sessions"` // by absolute document path: one document, one session
-}
-
-// RegistryEntry is what the broker needs to bring a session back.
-type RegistryEntry struct {
-	Workspace      string `json:"workspace"`
-	Role           string `json:"role"`
-	Name           string `json:"name"`
-	Document       string `json:"document"`
-	Profile        string `json:"profile"`
-	AgentSessionID string `json:"agent_session_id"` // the last conversation known; kept when a new run has none yet
-	CWD            string `json:"cwd"`
-	UpdatedAt      int64  `json:"updated_at"` // unix ms
-}
-
-// ReadRegistry reads stateDir/sessions.json; a missing file is empty.
-func ReadRegistry(stateDir string) (Registry, error) {
-	reg := Registry{Version: 1, Sessions: map[string]RegistryEntry{}}
-	data, err := os.ReadFile(filepath.Join(stateDir, RegistryFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return reg, nil
-	}
-	if err != nil {
-		return reg, fmt.Errorf("read session registry: %w", err)
-	}
-	if err := json.Unmarshal(data, &reg); err != nil {
-		return reg, fmt.Errorf("session registry %s: %w", filepath.Join(stateDir, RegistryFile), err)
-	}
-	if reg.Sessions == nil {
-		reg.Sessions = map[string]RegistryEntry{}
-	}
-	return reg, nil
-}
-
-// recordSession writes e into stateDir/sessions.json. Many supervisors
-// share the file: an flock on sessions.json.lock serialises the
-// read-modify-write, and the new content goes to a temporary file renamed
-// over the old one, so a reader never sees half a file.
-func recordSession(stateDir string, e RegistryEntry) error {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return fmt.Errorf("session registry: %w", err)
-	}
-	path := filepath.Join(stateDir, RegistryFile)
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return fmt.Errorf("session registry lock: %w", err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return fmt.Errorf("session registry lock: %w", err)
-	}
-	reg, err := ReadRegistry(stateDir)
-	if err != nil {
-		// A corrupt file is replaced rather than blocking every
-		// supervisor forever; it only ever held hints.
-		reg = Registry{Sessions: map[string]RegistryEntry{}}
-	}
-	reg.Version = 1
-	if old, ok := reg.Sessions[e.Document]; ok && e.AgentSessionID == "" && old.Profile == e.Profile {
-		e.AgentSessionID = old.AgentSessionID
-	}
-	e.UpdatedAt = time.Now().UnixMilli()
-	reg.Sessions[e.Document] = e
-	data, err := json.MarshalIndent(reg, "", "  ")
-	if err != nil {
-		return fmt.Errorf("session registry: %w", err)
-	}
-	if err := replaceFile(path, RegistryFile+".tmp-*", append(data, '\n'), true); err != nil {
-		return fmt.Errorf("session registry: %w", err)
-	}
-	return nil
-}
 
 // record notes this session in the registry, in the background: a slow
 // disk must not hold up a hook or a spawn. Each write takes the session's
 // facts when it runs, under regMu, so the last write is the latest.
 func (s *Session) record() {
-	stateDir := StateDir(lookupIn(s.opts.Environ))
+	stateDir := store.StateDir(plan.LookupIn(s.opts.Environ))
 	s.goSafe(func() {
 		s.regMu.Lock()
 		defer s.regMu.Unlock()
 		s.mu.Lock()
 		p := s.plan
-		e := RegistryEntry{Workspace: p.Workspace, Role: p.Role, Name: p.Name, Document: p.Document,
+		e := store.RegistryEntry{Workspace: p.Workspace, Role: p.Role, Name: p.Name, Document: p.Document,
 			Profile: p.Profile.Name, AgentSessionID: s.agentSessionID, CWD: p.CWD}
 		s.mu.Unlock()
-		if err := recordSession(stateDir, e); err != nil {
+		if err := store.RecordSession(stateDir, e); err != nil {
 			s.log.Warn("registry_write_failed", "err", err)
 		}
 	})

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -14,6 +16,10 @@ import (
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/desk"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/proc"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Lifecycle values of `state`.
@@ -31,14 +37,15 @@ const (
 // the only goroutine that starts or ends children; socket methods and keys
 // ask it through channels.
 type Session struct {
-	opts     Options
+	opts     plan.Options
 	term     *terminal
 	log      *slog.Logger
 	tmuxPane string
 	tmuxSock string // the server part of $TMUX
 
 	publish func(event string, data map[string]any)
-	trig    *triggers
+	desk    *desk.Desk   // the trigger desk; owns its own lock
+	audit   *store.Audit // the audit trail the desk writes
 
 	ctrl     chan control
 	keys     chan byte
@@ -58,9 +65,9 @@ type Session struct {
 
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
-	plan           *Plan
+	plan           *plan.Plan
 	tracker        *crash.Tracker
-	child          *child
+	child          *proc.Child
 	lifecycle      string
 	attempts       int // spawn attempts; the first uses the plan sup started with
 	spawns         int // successful spawns; restart_count is spawns-1
@@ -71,18 +78,18 @@ type Session struct {
 	lastPromptAt   time.Time // when it arrived
 	act            *activity.Tracker
 	exitStatus     int
-	guard          *guard // nil unless Start made sup the family head
+	guard          *proc.Guard // nil unless Start made sup the family head
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the
 // pane's terminal (or pipes); size is used only when in is not a terminal.
-func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
-	return &Session{
+func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
+	s := &Session{
 		opts:      opts,
 		term:      newTerminal(in, out),
 		log:       log,
-		tmuxPane:  lookupIn(opts.Environ)("TMUX_PANE"),
-		tmuxSock:  tmuxSocket(lookupIn(opts.Environ)("TMUX")),
+		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:  tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
 		size:      size,
 		publish:   func(string, map[string]any) {},
 		ctrl:      make(chan control),
@@ -90,17 +97,19 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		stdinEOF:  make(chan struct{}),
 		done:      make(chan struct{}),
 		startedAt: time.Now(),
-		plan:      plan,
-		tracker:   crash.NewTracker(plan.Config.Crash.Policy()),
+		plan:      pl,
+		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
 		act: activity.NewTracker(activity.Config{
-			QuietWindow: plan.Config.Activity.QuietWindow,
-			HookHold:    plan.Config.Activity.HookHold,
+			QuietWindow: pl.Config.Activity.QuietWindow,
+			HookHold:    pl.Config.Activity.HookHold,
 		}),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,
-		trig:           newTriggers(plan.Config.Trigger, newAuditLog(StateDir(lookupIn(opts.Environ)))),
+		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ))),
 	}
+	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
+	return s
 }
 
 // tmuxSocket is the server socket in $TMUX ("socket,pid,session").
@@ -117,7 +126,7 @@ func (s *Session) SetPublisher(p func(event string, data map[string]any)) { s.pu
 func (s *Session) SetSignals(c chan os.Signal) { s.signals = c }
 
 // Plan returns the plan of the current (or last) spawn.
-func (s *Session) Plan() *Plan {
+func (s *Session) Plan() *plan.Plan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.plan
@@ -128,10 +137,10 @@ func (s *Session) setLifecycle(l string) {
 	s.lifecycle = l
 	s.mu.Unlock()
 	s.publishQueue()
-	s.trig.poke()
+	s.desk.Poke()
 }
 
-func (s *Session) current() *child {
+func (s *Session) current() *proc.Child {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.child
@@ -157,23 +166,23 @@ func (s *Session) event(phase string, data map[string]any) {
 func (s *Session) Run(ctx context.Context) (int, error) {
 	defer close(s.done)
 	defer s.term.restore()
-	plan := s.Plan()
-	s.log.Info("session_start", "session", plan.SessionID, "document", plan.Document, "name", plan.Name,
-		"profile", plan.Profile.Name, "pane", s.tmuxPane)
-	s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
-	s.log.Info("env_resolved", "names", EnvNames(plan.Env))
+	pl := s.Plan()
+	s.log.Info("session_start", "session", pl.SessionID, "document", pl.Document, "name", pl.Name,
+		"profile", pl.Profile.Name, "pane", s.tmuxPane)
+	s.log.Info("cwd_resolved", "path", pl.CWD, "source", string(pl.CWDSource))
+	s.log.Info("env_resolved", "names", plan.EnvNames(pl.Env))
 	s.record()
 	if err := s.term.makeRaw(); err != nil {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}
 	s.goSafe(s.readInput)
-	if n, err := s.trig.restore(plan.Document, time.Now()); err != nil {
+	if n, err := s.desk.Restore(pl.Document, time.Now()); err != nil {
 		s.log.Error("audit_restore_failed", "err", err)
 	} else if n > 0 {
 		s.log.Info("trigger_ids_restored", "count", n)
 	}
-	defer s.trig.audit.close()
-	s.goSafe(s.deliverTriggers)
+	defer s.audit.Close()
+	s.goSafe(func() { s.desk.Run(s.done) })
 	stopResize := s.followResize()
 	defer stopResize()
 
@@ -183,7 +192,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		if n.reply != nil {
 			r := controlReply{err: err}
 			if c != nil {
-				r.pid, r.resumed = c.pid, c.resumed
+				r.pid, r.resumed = c.PID(), c.Resumed
 			}
 			n.reply <- r
 		}
@@ -194,7 +203,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 			// Later, it counts as a failed run: a binary that vanished
 			// must back off and halt, not spin.
 			s.term.say("sup: " + err.Error())
-			n = s.afterExit(ctx, s.recordExit(nil, 127, "", exitCrash))
+			n = s.afterExit(ctx, s.recordExit(nil, exitCrash))
 			continue
 		}
 		n = s.supervise(ctx, c)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -6,62 +8,66 @@ import (
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
 // spawn resolves the plan again (the document, its frontmatter and the
 // project may have changed since the last run) and starts the child.
-func (s *Session) spawn(fresh bool) (*child, error) {
+func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.mu.Lock()
 	first := s.attempts == 0
 	s.attempts++
-	plan := s.plan
+	pl := s.plan
 	agentID := s.agentSessionID
 	s.mu.Unlock()
 	if !first {
 		o := s.opts
-		o.SessionID = plan.SessionID
-		p, err := Resolve(o)
+		o.SessionID = pl.SessionID
+		p, err := plan.Resolve(o)
 		if err != nil {
 			s.log.Error("resolve_failed", "err", err)
 			return nil, fmt.Errorf("spawn: %w", err)
 		}
-		plan = p
-		s.log.Info("cwd_resolved", "path", plan.CWD, "source", string(plan.CWDSource))
-		s.log.Info("env_resolved", "names", EnvNames(plan.Env))
+		pl = p
+		s.log.Info("cwd_resolved", "path", pl.CWD, "source", string(pl.CWDSource))
+		s.log.Info("env_resolved", "names", plan.EnvNames(pl.Env))
+	}
+	pack, err := CompilePack(pl.Profile.Classify)
+	if err != nil {
+		s.log.Error("resolve_failed", "err", err)
+		return nil, fmt.Errorf("spawn: %w", err)
 	}
 	if fresh {
 		agentID = ""
 	}
-	argv, resumed, err := plan.Argv(agentID)
+	argv, resumed, err := pl.Argv(agentID)
 	if err != nil {
 		s.log.Error("spawn_failed", "err", err)
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
 	size := s.ptySize()
-	c, err := startChild(argv, plan.CWD, Environ(plan.Env), &size)
+	c, err := proc.StartChild(argv, pl.CWD, plan.Environ(pl.Env), &size)
 	if err != nil {
 		s.log.Error("spawn_failed", "argv0", argv[0], "err", err)
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
-	c.resumed = resumed
+	c.Resumed = resumed
 	v := newView(int(size.Cols), int(size.Rows))
 	s.showView(v)
-	s.goSafe(func() {
-		copyOutput(s.term.out, c.ptmx, s.tap(v))
-		close(c.outputDone)
-	})
-	s.goSafe(c.wait)
+	s.goSafe(func() { c.Pump(s.term.out, s.tap(v)) })
+	s.goSafe(c.Wait)
 
-	s.guard.run(c.pid)
+	s.guard.Run(c.PID())
 	s.mu.Lock()
-	s.plan = plan
+	s.plan = pl
 	s.child = c
 	s.spawns++
-	s.tracker.Started(c.startedAt)
+	s.tracker.Started(c.StartedAt())
 	s.lifecycle = LifecycleRunning
 	s.mu.Unlock()
 	s.publishQueue() // the new plan may bring a new name, workspace or role
-	s.in.attach(c.ptmx)
+	s.in.attach(c.Master())
 	if s.resizer != nil {
 		// A resize between ptySize and registering c went to nobody.
 		s.resizer.Sync() // Best effort: the size was set at start.
@@ -71,10 +77,10 @@ func (s *Session) spawn(fresh bool) (*child, error) {
 		mode = "resume"
 	}
 	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
-	s.log.Info("child_spawn", "pid", c.pid, "mode", mode, "argv0", argv[0])
-	s.event("spawn", map[string]any{"pid": c.pid, "mode": mode})
+	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
+	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
 	s.lifecycleSignal("spawn", activity.Unknown, "", false)
-	s.goSafe(func() { s.watchScreen(c, v, plan.Profile.Classify, plan.Config.Activity.ReadyDebounce) })
+	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce) })
 	return c, nil
 }
 
@@ -111,7 +117,7 @@ func (s *Session) followResize() (stop func()) {
 		if c == nil {
 			return nil
 		}
-		return setSize(c.ptmx, ws)
+		return proc.SetSize(c.Master(), ws)
 	})
 	return s.resizer.Stop
 }

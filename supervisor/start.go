@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -13,6 +15,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/proc"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Version is sup's version, reported by hello.
@@ -29,10 +34,10 @@ type StartIO struct {
 // Start is `sup start`: resolve the plan, open the session log and the
 // control socket, and supervise the agent until it is over. It returns sup's
 // exit status; an error means the session never started.
-func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
-	getenv := lookupIn(o.Environ)
+func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
+	getenv := plan.LookupIn(o.Environ)
 	if o.SessionID == "" {
-		o.SessionID = NewSessionID()
+		o.SessionID = plan.NewSessionID()
 	}
 	runtimeDir := ipc.RuntimeDir(getenv)
 	sock, err := ipc.SocketPath(runtimeDir, o.SessionID)
@@ -40,28 +45,34 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 		return 1, err
 	}
 	o.SocketPath = sock
-	plan, err := Resolve(o)
+	pl, err := plan.Resolve(o)
 	if err != nil {
 		return 1, err
 	}
+	if _, err := CompilePack(pl.Profile.Classify); err != nil {
+		return 1, err
+	}
 	if tio.PrintEnv {
-		if err := PrintEnv(tio.Out, plan); err != nil {
+		if err := PrintEnv(tio.Out, pl); err != nil {
 			return 1, err
 		}
 		return 0, nil
 	}
-	if _, _, err := plan.Argv(""); err != nil {
+	if _, _, err := pl.Argv(""); err != nil {
 		return 1, err
 	}
-	if o.ResumeID != "" && len(plan.Profile.ResumeArgs) == 0 {
-		return 1, fmt.Errorf("--resume-id %s: profile %s cannot resume a conversation (it has no resume_args)", o.ResumeID, plan.Profile.Name)
+	if o.ResumeID != "" && len(pl.Profile.ResumeArgs) == 0 {
+		return 1, fmt.Errorf("--resume-id %s: profile %s cannot resume a conversation (it has no resume_args)", o.ResumeID, pl.Profile.Name)
 	}
 
-	log, closeLog, err := openLog(StateDir(getenv), plan.SessionID)
+	// What Start sets up comes down in reverse order, on every return.
+	var td teardown
+	defer td.Close()
+	log, closeLog, err := openLog(store.StateDir(getenv), pl.SessionID)
 	if err != nil {
 		return 1, err
 	}
-	defer closeLog()
+	td.Add(closeLog)
 
 	if err := ipc.EnsureRuntimeDir(runtimeDir); err != nil {
 		return 1, fmt.Errorf("runtime dir: %w", err)
@@ -70,23 +81,23 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	if err != nil {
 		return 1, fmt.Errorf("control socket: %w", err)
 	}
-	sess := NewSession(plan, o, tio.In, tio.Out, tio.Size, log)
+	sess := NewSession(pl, o, tio.In, tio.Out, tio.Size, log)
 	// Nothing the agent starts may outlive the session: sup becomes a
 	// subreaper and gets a guard (specs/reliability.md).
-	if err := becomeFamilyHead(); err != nil {
+	if err := proc.BecomeFamilyHead(); err != nil {
 		log.Warn("subreaper_failed", "err", err)
-	} else if g, err := startGuard(plan.SessionID, log); err != nil {
+	} else if g, err := proc.StartGuard(pl.SessionID, log); err != nil {
 		log.Warn("guard_failed", "err", err)
 	} else {
 		sess.guard = g
-		defer g.close()
+		td.Add(g.Close)
 	}
 	srv := ipc.NewServer(ipc.ServerConfig{
 		Version:  Version,
 		Events:   Events,
 		Logger:   log,
-		MaxFrame: plan.Config.Socket.MaxFrameBytes,
-		MaxConns: plan.Config.Socket.MaxClients,
+		MaxFrame: pl.Config.Socket.MaxFrameBytes,
+		MaxConns: pl.Config.Socket.MaxClients,
 		OnClient: func(ev string, data map[string]any) {
 			data["phase"] = ev
 			sess.publish("client", data)
@@ -100,13 +111,13 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 	// The socket goes on every exit path that runs deferred code; a SIGKILL
 	// leaves it for the stale-socket rule. The grace lets a `stop` caller
 	// read its answer.
-	defer srv.Shutdown(time.Second)
-	// After the Shutdown defer, so it runs first: closing the listener
+	td.Add(func() { srv.Shutdown(time.Second) }) // Best effort: sup is exiting.
+	// Added after the Shutdown, so it runs first: closing the listener
 	// unlinks the socket, which the watch must not take for a deletion.
 	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, sess.republishQueue); err != nil {
 		log.Warn("socket_watch_failed", "err", err)
 	} else {
-		defer stop()
+		td.Add(stop)
 	}
 	go func() {
 		removed, err := ipc.SweepStale(runtimeDir)
@@ -120,18 +131,18 @@ func Start(ctx context.Context, o Options, tio StartIO) (int, error) {
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
+	td.Add(func() { signal.Stop(sigs) })
 	// Notify, not Ignore: a write to a closed stdout pipe must return EPIPE
 	// instead of killing sup (Go's default for fd 1), and an ignored SIGPIPE
 	// would be inherited by the agent through exec.
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
-	defer signal.Stop(pipes)
+	td.Add(func() { signal.Stop(pipes) })
 	sess.SetSignals(sigs)
 	log.Info("socket_listening", "path", sock)
-	// Deferred last, so it runs first: the facts go before the socket.
-	sess.publishQueueTo(ipc.QueueFile(runtimeDir, plan.SessionID))
-	defer sess.unpublishQueue()
+	// Added last, so it runs first: the facts go before the socket.
+	sess.publishQueueTo(ipc.QueueFile(runtimeDir, pl.SessionID))
+	td.Add(sess.unpublishQueue)
 	return sess.Run(ctx)
 }
 
@@ -151,7 +162,7 @@ func openLog(stateDir, sessionID string) (*slog.Logger, func(), error) {
 // PrintEnv writes what --print-env shows: the resolved cwd with its source,
 // the command, and every variable of the child's environment with its
 // source, secrets masked.
-func PrintEnv(w io.Writer, p *Plan) error {
+func PrintEnv(w io.Writer, p *plan.Plan) error {
 	argv, _, err := p.Argv("")
 	if err != nil {
 		return err
@@ -162,7 +173,7 @@ func PrintEnv(w io.Writer, p *Plan) error {
 	fmt.Fprintf(w, "profile %s (%s)\n", p.Profile.Name, p.Profile.Source)
 	fmt.Fprintf(w, "command %q\n", argv)
 	for _, v := range p.Env {
-		fmt.Fprintf(w, "env %s=%s (source: %s)\n", v.Name, MaskedValue(v), v.Source)
+		fmt.Fprintf(w, "env %s=%s (source: %s)\n", v.Name, plan.MaskedValue(v), v.Source)
 	}
 	return nil
 }

@@ -1,265 +1,36 @@
+//go:build linux
+
 package supervisor
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/trigger"
+	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/desk"
+	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
-// defaultThread names the thread of a trigger that gives none.
-const defaultThread = "default"
+// The session's side of the trigger desk (package desk): the socket
+// methods, and deskPort, the narrow view of the session the desk works
+// through. Each deskPort method takes s.mu (or the input router's lock)
+// only for its own read or write; the desk calls none of them while it
+// holds its own lock.
 
-// triggers is the session's trigger desk: the queue one delivery goroutine
-// works through (so deliveries never interleave), the idempotency table,
-// the per-thread guard, the counts `state` reports and the metrics.
-type triggers struct {
-	cfg   trigger.Config
-	audit *auditLog
-	kick  chan struct{} // something a waiting trigger may wait for changed
-
-	mu      sync.Mutex
-	table   *trigger.Table
-	guard   *trigger.Guard
-	queue   []*job
-	active  *job // the one being delivered
-	counts  map[string]int
-	metrics *metrics
-}
-
-// job is one trigger on its way.
-type job struct {
-	id, thread string
-	p          ipc.TriggerParams
-	text       string // what is pasted: the sanitised prompt, in its envelope unless turned off
-	hash       string // of the sanitised prompt
-	override   trigger.Override
-	queued     time.Time
-	ackTimeout time.Duration
-
-	deferred bool   // was deferred at least once
-	gate     string // the collision gate it passed
-	applied  bool   // the force bypassed a busy operator
-	done     chan struct{}
-	result   ipc.TriggerResult // final, once done is closed
-}
-
-func newTriggers(cfg trigger.Config, audit *auditLog) *triggers {
-	cfg = cfg.WithDefaults()
-	return &triggers{
-		cfg: cfg, audit: audit, kick: make(chan struct{}, 1),
-		table: trigger.NewTable(cfg), guard: trigger.NewGuard(cfg),
-		counts: map[string]int{}, metrics: newMetrics(),
-	}
-}
-
-// poke wakes the delivery goroutine.
-func (t *triggers) poke() {
-	select {
-	case t.kick <- struct{}{}:
-	default:
-	}
-}
-
-// restore fills the idempotency table from the audit log's records of this
-// document, so that a trigger id repeated after a sup restart still gets
-// its first outcome.
-func (t *triggers) restore(document string, now time.Time) (int, error) {
-	recs, err := t.audit.recent(document)
-	if err != nil {
-		return 0, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, r := range recs {
-		at := time.UnixMilli(r.Time)
-		if r.ErrorCode == ipc.CodeThreadAutoBlocked || now.Sub(at) > t.cfg.RememberFor {
-			continue
-		}
-		t.table.Finish(r.TriggerID, ipc.TriggerResult{
-			TriggerID: r.TriggerID, ThreadID: r.ThreadID, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
-			DeliveryBackend: "pty", DeliveredAt: r.DeliveredAt, Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback,
-		}, at)
-		n++
-	}
-	return n, nil
-}
-
-// handleTrigger validates a trigger, answers repeats from the idempotency
-// table and refuses blocked threads at once; anything else is queued for
-// the delivery goroutine. With wait it answers the final outcome; without,
-// accepted or deferred at once.
 func (s *Session) handleTrigger(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.TriggerParams
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	j, err := s.newJob(p)
+	r, err := s.desk.Trigger(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	t := s.trig
-	t.mu.Lock()
-	t.metrics.inc("trigger_requests_total")
-	if o, ok := t.table.Lookup(j.id, now); ok {
-		t.mu.Unlock()
-		if !o.Final {
-			t.mu.Lock()
-			t.metrics.inc("trigger_already_active_total")
-			t.mu.Unlock()
-			return ipc.TriggerResult{TriggerID: j.id, ThreadID: j.thread, Result: ipc.OutcomeAlreadyActive, DeliveryBackend: "pty",
-				Message: "a trigger with this id is under way"}, nil
-		}
-		r := o.Data.(ipc.TriggerResult)
-		r.Repeat = true
-		s.log.Info("trigger_repeat", "trigger_id", j.id, "result", r.Result)
-		return r, nil
-	}
-	blocked, why := t.guard.Blocked(j.thread)
-	if !blocked {
-		blocked, why = t.guard.Count(j.thread, j.hash, s.progress())
-	}
-	if blocked {
-		t.mu.Unlock()
-		j.gate = trigger.GateNotEvaluated
-		s.finish(j, ipc.TriggerResult{Result: ipc.OutcomeFailed, ErrorCode: ipc.CodeThreadAutoBlocked,
-			Message: "thread " + j.thread + " is blocked by the loop guard (" + why + "); unblock it to continue"})
-		return j.result, nil
-	}
-	t.table.Start(j.id, now)
-	t.queue = append(t.queue, j)
-	step := s.look(j, now)
-	t.mu.Unlock()
-	t.poke()
-	s.log.Info("trigger_queued", "trigger_id", j.id, "thread", j.thread, "requester", p.Requester, "bytes", len(p.Prompt),
-		"force", p.ForceOverride, "wait", p.Wait)
-	if !p.Wait {
-		r := ipc.TriggerResult{TriggerID: j.id, ThreadID: j.thread, Result: ipc.OutcomeAccepted, DeliveryBackend: "pty"}
-		if step.Action == trigger.Wait {
-			r.Result, r.ErrorCode, r.DeferredUntil = ipc.OutcomeDeferred, step.Code, step.Next.UnixMilli()
-		}
-		return r, nil
-	}
-	select {
-	case <-j.done:
-		return j.result, nil
-	case <-ctx.Done():
-		return nil, ipc.Errorf(ipc.CodeInternal, "trigger %s: %v (delivery goes on; its outcome comes as an event)", j.id, ctx.Err())
-	}
-}
-
-// newJob validates params into a job.
-func (s *Session) newJob(p ipc.TriggerParams) (*job, error) {
-	cfg := s.trig.cfg
-	id := trigger.SanitizeID(p.TriggerID)
-	if id == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: trigger_id %q: need an id of letters, digits and . _ : -", p.TriggerID)
-	}
-	thread := trigger.SanitizeID(p.ThreadID)
-	if p.ThreadID != "" && thread == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: thread_id %q: need letters, digits and . _ : -", p.ThreadID)
-	}
-	if thread == "" {
-		thread = defaultThread
-	}
-	if p.Prompt == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: params need prompt (the text to deliver)")
-	}
-	if err := trigger.CheckSize(p.Prompt, cfg.MaxPromptBytes); err != nil {
-		return nil, ipc.Errorf(ipc.CodePayloadTooLarge, "trigger: %v", err)
-	}
-	text := trigger.Sanitize(p.Prompt)
-	if text == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: prompt holds only control characters; nothing to deliver")
-	}
-	if p.AckTimeoutMS < 0 {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: ack_timeout_ms %d: must be positive (0: the default, %s)", p.AckTimeoutMS, cfg.AckTimeout)
-	}
-	ov, err := trigger.ParseOverride(p.ForceOverride, p.OverrideReason)
-	if err != nil {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: %v", err)
-	}
-	j := &job{id: id, thread: thread, p: p, text: text, hash: trigger.Hash(text), override: ov,
-		queued: time.Now(), ackTimeout: cfg.AckTimeout, done: make(chan struct{})}
-	if p.AckTimeoutMS > 0 {
-		j.ackTimeout = time.Duration(p.AckTimeoutMS) * time.Millisecond
-	}
-	if p.Envelope == nil || *p.Envelope {
-		j.text = trigger.Envelope(id, thread, p.Reason, text)
-	}
-	return j, nil
-}
-
-// progress is the loop guard's token for the agent's state: a new
-// assistant message or a key from the human moves the conversation on.
-func (s *Session) progress() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.act.State(time.Now())
-	return st.Summary + "\x00" + strconv.FormatInt(st.LastInputAt.UnixNano(), 10)
-}
-
-// finish books a job's final outcome: the audit line (synced) first, then
-// the idempotency table, counts, metrics, the event, and the waiting caller.
-func (s *Session) finish(j *job, r ipc.TriggerResult) {
-	now := time.Now()
-	r.TriggerID, r.ThreadID, r.DeliveryBackend = j.id, j.thread, "pty"
-	plan := s.Plan()
-	rec := auditRecord{
-		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: plan.SessionID, Document: plan.Document,
-		Requester: j.p.Requester, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
-		Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback, DeliveredAt: r.DeliveredAt,
-		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.p.Envelope == nil || *j.p.Envelope,
-		ForceOverrideRequested: j.override.Requested, ForceOverrideApplied: j.applied,
-		OverrideIntent: j.override.Intent, OverrideReasonPrefix: j.override.Prefix, OverrideReason: j.override.Reason,
-		CollisionGate: j.gate, PromptBytes: len(j.p.Prompt), PromptSHA256: trigger.Hash(j.p.Prompt),
-	}
-	if s.trig.cfg.AuditPrompts {
-		rec.Prompt = j.p.Prompt
-	}
-	if err := s.trig.audit.write(rec); err != nil {
-		r.AuditError = err.Error()
-		s.log.Error("audit_failed", "trigger_id", j.id, "err", err)
-	}
-	t := s.trig
-	t.mu.Lock()
-	if r.ErrorCode == ipc.CodeThreadAutoBlocked {
-		t.table.Forget(j.id)
-	} else {
-		t.table.Finish(j.id, r, now)
-	}
-	t.counts[r.Result]++
-	t.metrics.inc("trigger_" + r.Result + "_total")
-	if r.ErrorCode != "" {
-		t.metrics.inc("trigger_error_" + r.ErrorCode + "_total")
-	}
-	if r.Fallback != "" {
-		t.metrics.inc("trigger_fallback_" + r.Fallback + "_total")
-	}
-	if j.override.Requested {
-		t.metrics.inc("trigger_override_total")
-	}
-	if r.AuditError != "" {
-		t.metrics.inc("trigger_audit_errors_total")
-	}
-	if r.Result == ipc.OutcomeDelivered {
-		t.metrics.observe("trigger_latency_ms", float64(now.Sub(j.queued).Microseconds())/1000)
-	}
-	t.mu.Unlock()
-	s.log.Info("trigger_outcome", "trigger_id", j.id, "thread", j.thread, "result", r.Result, "error_code", r.ErrorCode,
-		"attempts", r.Attempts, "acked_by", r.AckedBy, "fallback", r.Fallback, "gate", j.gate, "override", j.override.Intent)
-	s.publish("trigger", map[string]any{
-		"trigger_id": r.TriggerID, "thread_id": r.ThreadID, "result": r.Result, "error_code": r.ErrorCode,
-		"message": r.Message, "delivered_at": r.DeliveredAt, "attempts": r.Attempts, "acked_by": r.AckedBy,
-		"fallback": r.Fallback, "audit_error": r.AuditError,
-	})
-	j.result = r
-	close(j.done)
+	return r, nil
 }
 
 func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error) {
@@ -267,37 +38,149 @@ func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	thread := trigger.SanitizeID(p.ThreadID)
-	if thread == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "unblock: thread_id %q: need the thread's id (state lists blocked_threads)", p.ThreadID)
+	r, err := s.desk.Unblock(p)
+	if err != nil {
+		return nil, err
 	}
-	s.trig.mu.Lock()
-	was := s.trig.guard.Unblock(thread)
-	s.trig.mu.Unlock()
-	s.log.Info("trigger_unblock", "thread", thread, "was_blocked", was)
-	return ipc.UnblockResult{ThreadID: thread, Blocked: was}, nil
+	return r, nil
 }
 
 func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
-	s.trig.mu.Lock()
-	defer s.trig.mu.Unlock()
-	return s.trig.metrics.snapshot(), nil
+	return s.desk.Metrics(), nil
 }
 
-// triggerState fills the trigger fields of `state`.
-func (s *Session) triggerState(st *ipc.State) {
-	t := s.trig
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, v := range t.counts {
-		st.Triggers[k] = v
+// deskPort is the session as the trigger desk sees it (desk.Session).
+type deskPort struct{ s *Session }
+
+// Gates: the operator is busy while typing (the quiet window) or while a
+// draft sits in the input box; the agent, mid-turn, with a prompt open, or
+// before its first child has started.
+func (p deskPort) Gates(now time.Time) desk.Gates {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.act.State(now)
+	running := s.child != nil
+	return desk.Gates{
+		OperatorBusy: st.OperatorBusy || s.draft != "",
+		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation) ||
+			s.lifecycle == LifecycleStarting,
+		Stopped: s.lifecycle == LifecycleStopped,
 	}
-	st.PendingTriggers = len(t.queue)
-	if t.active != nil {
-		st.PendingTriggers++
+}
+
+// Progress: a new assistant message or a key from the human moves the
+// conversation on.
+func (p deskPort) Progress() string {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.act.State(time.Now())
+	return st.Summary + "\x00" + strconv.FormatInt(st.LastInputAt.UnixNano(), 10)
+}
+
+func (p deskPort) Child() desk.Child {
+	if c := p.s.current(); c != nil {
+		return c
 	}
-	st.BlockedThreads = t.guard.BlockedThreads()
-	if st.BlockedThreads == nil {
-		st.BlockedThreads = []string{}
+	return nil // an untyped nil: a nil *proc.Child would compare unequal to it
+}
+
+func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
+	c, mode, code, err := p.s.bringBack()
+	if err != nil {
+		return nil, mode, code, err
 	}
+	return c, mode, code, nil
+}
+
+func (p deskPort) Write(c desk.Child, payload []byte) error {
+	s := p.s
+	_, err := s.in.injectTo(c.(*proc.Child).Master(), payload, true, s.Plan().Profile.SubmitDelay, desk.WriteTimeout)
+	if errors.Is(err, errNoChild) {
+		return desk.ErrChildGone
+	}
+	return err
+}
+
+func (p deskPort) BracketedPaste() bool {
+	v := p.s.view.Load()
+	return v != nil && v.bracketedPaste.Load()
+}
+
+func (p deskPort) ScreenText() string {
+	if v := p.s.view.Load(); v != nil {
+		return v.model.Snapshot().Text
+	}
+	return ""
+}
+
+func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.act.State(now)
+	return desk.AckFacts{Prompt: s.lastPrompt, PromptAt: s.lastPromptAt, Busy: st.Activity == activity.Busy, Since: st.Since, Draft: s.draft}
+}
+
+func (p deskPort) Identity() (string, string) {
+	pl := p.s.Plan()
+	return pl.SessionID, pl.Document
+}
+
+func (p deskPort) Publish(event string, data map[string]any) { p.s.publish(event, data) }
+
+// bringBack restarts a child that is not running — resuming its exact
+// conversation when its id is known, else fresh — and waits until it is
+// ready for input.
+func (s *Session) bringBack() (c *proc.Child, mode string, code ipc.Code, err error) {
+	s.mu.Lock()
+	code = ipc.CodeSpawnFailed
+	if s.agentSessionID != "" {
+		code = ipc.CodeResumeFailed
+	}
+	s.mu.Unlock()
+	ready := s.desk.Config().ReadyTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), ready)
+	defer cancel()
+	s.log.Info("trigger_fallback", "code_if_failed", code)
+	res, err := s.request(ctx, control{kind: ctrlResume})
+	if err != nil {
+		return nil, "", code, fmt.Errorf("bring the agent back: %v", err)
+	}
+	rr := res.(ipc.RestartResult)
+	c = s.current()
+	if c == nil || c.PID() != rr.PID {
+		return nil, rr.Mode, code, fmt.Errorf("the agent (%s) ended right after it started", rr.Mode)
+	}
+	debounce := s.Plan().Config.Activity.ReadyDebounce
+	tick := time.NewTicker(desk.AckPoll)
+	defer tick.Stop()
+	for !s.readyAfterSpawn(c, debounce) {
+		select {
+		case <-c.Done():
+			exitCode, sig := c.Exit()
+			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) exited (%s) before it was ready", rr.Mode, exitInfo(exitCode, sig, "", time.Now()).Describe())
+		case <-ctx.Done():
+			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) was not ready within %s", rr.Mode, ready)
+		case <-tick.C:
+		}
+	}
+	return c, rr.Mode, "", nil
+}
+
+// readyAfterSpawn: the activity says ready, or — for an agent whose
+// profile cannot tell — it has printed something and then gone quiet.
+func (s *Session) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
+	s.mu.Lock()
+	st := s.act.State(time.Now())
+	s.mu.Unlock()
+	switch st.Activity {
+	case activity.Ready:
+		return true
+	case activity.Unknown:
+		last := s.lastOutput.Load()
+		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
+	}
+	return false
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package supervisor
 
 import (
@@ -5,6 +7,7 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/screen"
 	"golang.org/x/sys/unix"
 )
@@ -22,7 +25,7 @@ const (
 // caught up with the output, until the child ends. needs_confirmation is
 // reported at once; ready only once the output has been quiet for the
 // debounce, because an agent between two bursts of output looks idle.
-func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce time.Duration) {
+func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce time.Duration) {
 	var last time.Time
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
@@ -30,9 +33,9 @@ func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce t
 	for {
 		select {
 		case <-v.kick:
-			s.trig.poke() // a delivery waiting for a marker looks now
+			s.desk.Poke() // a delivery waiting for a marker looks now
 		case <-recheck.C:
-		case <-c.done:
+		case <-c.Done():
 			return
 		}
 		if wait := classifyEvery - time.Since(last); wait > 0 {
@@ -65,19 +68,19 @@ func (s *Session) watchScreen(c *child, v *view, pack *classify.Pack, debounce t
 // classify applies the profile's pack; a profile without screen rules (the
 // shell) is ready exactly when the pty's foreground process group is the
 // child's own: the shell waits at its prompt, no command runs.
-func (s *Session) classify(c *child, pack *classify.Pack, snap screen.Snapshot) classify.Result {
+func (s *Session) classify(c *proc.Child, pack *classify.Pack, snap screen.Snapshot) classify.Result {
 	if pack != nil && pack.HasRules() {
 		return pack.Classify(snap)
 	}
 	var pgrp int
-	err := fdControl(c.ptmx, func(fd int) (err error) {
+	err := proc.FDControl(c.Master(), func(fd int) (err error) {
 		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
 		return err
 	})
 	switch {
 	case err != nil:
 		return classify.Result{}
-	case pgrp == c.pid:
+	case pgrp == c.PID():
 		return classify.Result{Activity: activity.Ready, Reason: "idle", Rule: "foreground:shell", Matched: true}
 	default:
 		return classify.Result{Activity: activity.Busy, Reason: "working", Rule: "foreground:command", Matched: true}
@@ -90,6 +93,6 @@ func (s *Session) setDraft(d string) {
 	s.draft = d
 	s.mu.Unlock()
 	if changed {
-		s.trig.poke() // a deferred trigger may go now
+		s.desk.Poke() // a deferred trigger may go now
 	}
 }

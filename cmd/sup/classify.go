@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -10,6 +12,8 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -40,7 +44,7 @@ func classifyCommand() *cli.Command {
 			}
 			name := cmd.String("profile")
 			if name == "" {
-				return fmt.Errorf("classify: --profile NAME is required (%s)", strings.Join(supervisor.ProfileNames(supervisor.ConfigDir(os.Getenv)), ", "))
+				return fmt.Errorf("classify: --profile NAME is required (%s)", strings.Join(plan.ProfileNames(store.ConfigDir(os.Getenv)), ", "))
 			}
 			size, err := parseSize(cmd.String("size"))
 			if err != nil {
@@ -49,11 +53,11 @@ func classifyCommand() *cli.Command {
 			if size.Cols > maxScreenDim || size.Rows > maxScreenDim {
 				return fmt.Errorf("classify: --size %q: at most %dx%d", cmd.String("size"), maxScreenDim, maxScreenDim)
 			}
-			prof, err := supervisor.LoadProfile(supervisor.ConfigDir(os.Getenv), name)
+			prof, pack, err := supervisor.LoadProfile(store.ConfigDir(os.Getenv), name)
 			if err != nil {
 				return fmt.Errorf("classify: %w", err)
 			}
-			if prof.Classify == nil {
+			if pack == nil {
 				return fmt.Errorf("classify: profile %s (%s) has no classify: section", name, prof.Source)
 			}
 			data, err := readInput(cmd.Args().First())
@@ -61,11 +65,11 @@ func classifyCommand() *cli.Command {
 				return fmt.Errorf("classify: %w", err)
 			}
 			snap := classify.Render(data, int(size.Cols), int(size.Rows))
-			res := prof.Classify.Classify(snap)
+			res := pack.Classify(snap)
 			if snap.InFrame {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
-			if !prof.Classify.HasRules() {
+			if !pack.HasRules() {
 				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
 			}
 			if cmd.Bool("json") {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -9,7 +11,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -59,7 +62,7 @@ func completeArgs(takesTarget, hasProfile bool) cli.ShellCompleteFunc {
 		}
 		switch {
 		case hasProfile && (last == "--profile" || last == "-profile"):
-			for _, n := range supervisor.ProfileNames(supervisor.ConfigDir(os.Getenv)) {
+			for _, n := range plan.ProfileNames(store.ConfigDir(os.Getenv)) {
 				fmt.Fprintln(cmd.Root().Writer, n)
 			}
 		case strings.HasPrefix(last, "-"):

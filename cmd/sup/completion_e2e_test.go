@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/fleet"
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // bashCompletion is where Debian's bash-completion puts the helpers
@@ -18,8 +21,8 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 // script `sup completion bash` prints, completes the verb `tri` to
 // `trigger` and the TARGET to the live sessions' names.
 func TestCompletionBash(t *testing.T) {
-	needTool(t, "bash", "bash")
-	needFile(t, bashCompletion, "bash-completion")
+	testutil.Program(t, "bash", "apt-get install -y bash")
+	testutil.File(t, bashCompletion, "apt-get install -y bash-completion")
 	f := fleet.New(t)
 	f.Start("alpha")
 	f.Start("bravo")

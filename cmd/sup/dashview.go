@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -145,7 +147,7 @@ func dashTableWidth() int {
 // triggerCounts is delivered/timeout/failed from state's counts.
 func triggerCounts(st ipc.State) string {
 	t := st.Triggers
-	return fmt.Sprintf("%d/%d/%d", t[ipc.OutcomeDelivered], t[ipc.OutcomeTimeout], t[ipc.OutcomeFailed])
+	return fmt.Sprintf("%d/%d/%d", t[string(ipc.OutcomeDelivered)], t[string(ipc.OutcomeTimeout)], t[string(ipc.OutcomeFailed)])
 }
 
 // pad cuts s to n runes (with an ellipsis) or pads it with blanks.

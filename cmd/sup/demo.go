@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -11,13 +13,14 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
 
-// demoSession is the demo's tmux session, named as seed 000 names a
-// workspace's session.
+// demoSession is the demo's tmux session, named as the broker names a
+// workspace's session (broker.TmuxSessionName).
 const demoSession = "agents_demo"
 
 // demoAgents are the demo's three sessions: one soon stuck on a
@@ -45,7 +48,7 @@ func demoCommand() *cli.Command {
 			if _, err := exec.LookPath("tmux"); err != nil {
 				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
 			}
-			d := demo{socket: cmd.String("socket"), dir: filepath.Join(supervisor.StateDir(os.Getenv), "demo")}
+			d := demo{socket: cmd.String("socket"), dir: filepath.Join(store.StateDir(os.Getenv), "demo")}
 			if d.socket == "" || strings.ContainsAny(d.socket, "/ ") {
 				return fmt.Errorf("demo: --socket %q: give a plain tmux socket name such as sup-demo", d.socket)
 			}
@@ -127,7 +130,7 @@ func (d demo) start(ctx context.Context) error {
 		if err := os.WriteFile(doc, []byte(fm), 0o644); err != nil {
 			return fmt.Errorf("demo: write %s: %w", doc, err)
 		}
-		panes = append(panes, shellQuote(self)+" start "+shellQuote(doc))
+		panes = append(panes, shellquote.Quote(self)+" start "+shellquote.Quote(doc))
 	}
 	// -f /dev/null: the demo must look the same whatever the user's
 	// ~/.tmux.conf says; its own settings follow.
@@ -139,7 +142,7 @@ func (d demo) start(ctx context.Context) error {
 		"set-option", "-g", "status", "on", ";",
 		"set-option", "-g", "status-interval", "2", ";",
 		"set-option", "-g", "status-right-length", "80", ";",
-		"set-option", "-g", "status-right", "#(" + shellQuote(self) + " status-line) ", ";",
+		"set-option", "-g", "status-right", "#(" + shellquote.Quote(self) + " status-line) ", ";",
 		"set-option", "-g", "pane-border-status", "top", ";",
 		"set-option", "-g", "pane-border-format", " #{pane_title} "}
 	if _, err := d.tmux(ctx, args...); err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -24,7 +26,7 @@ func hookCommand() *cli.Command {
 		Name:      "hook",
 		Usage:     "forward an agent hook payload (stdin, or the last argument for Codex notify) to $SUP_SOCKET; always exits 0, prints nothing",
 		ArgsUsage: "[PAYLOAD]",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "agent", Value: "claude", Usage: "claude, codex or gemini"}},
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "agent", Value: "claude", Usage: ipc.AgentChoices()}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			// Whatever is slow below, the agent gets its exit 0 in time.
 			watchdog := time.AfterFunc(hookBudget, func() { os.Exit(0) })

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/hooks"
+	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
 
@@ -30,7 +33,7 @@ func hooksCommand() *cli.Command {
 func hooksInstallCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "install",
-		Usage:     "add sup's hooks to an agent's settings (claude, codex or gemini)",
+		Usage:     "add sup's hooks to an agent's settings (" + ipc.AgentChoices() + ")",
 		ArgsUsage: "AGENT",
 		Description: "Merges sup's hook entries into the agent's settings, leaving every other entry and key\n" +
 			"as it is. --user: the user's settings (~/.claude/settings.json; $CODEX_HOME/config.toml\n" +
@@ -46,7 +49,7 @@ func hooksInstallCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
-				return fmt.Errorf("hooks install: want one AGENT (claude, codex or gemini)")
+				return fmt.Errorf("hooks install: want one AGENT (%s)", ipc.AgentChoices())
 			}
 			agent, err := hooks.ParseAgent(cmd.Args().First())
 			if err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command sup supervises AI coding agents in tmux panes: `sup start` owns
 // one agent behind a pty and serves its control socket; the other verbs talk
 // to those sockets.
@@ -9,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/urfave/cli/v3"
 )
 
@@ -19,7 +21,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	supervisor.RunGuardIfAsked()
+	proc.RunGuardIfAsked()
 	os.Exit(run(context.Background(), os.Args))
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -28,6 +30,9 @@ func TestScripts(t *testing.T) {
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// Programs run only with exec: a script line never calls sup as a
+		// builtin by accident, and reads like the shell command it is.
+		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"hold-port":    holdPort,
 			"stale-socket": staleSocket,

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -18,33 +20,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/agenttest"
 	"github.com/sup-tmux/sup/internal/fleet"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
-
-// needTool finds a program the test needs from Debian (.ci/run installs
-// it): missing, the test skips locally and fails in CI.
-func needTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	msg := fmt.Sprintf("%s not installed (apt-get install %s)", name, pkg)
-	if agenttest.InCI() {
-		t.Fatal(msg + ": CI must run this test")
-	}
-	t.Skip(msg)
-	return ""
-}
 
 // TestMetricsPrometheus: real supervisors, one stuck; promtool accepts
 // `sup metrics`; a real Prometheus scraping `sup metrics --listen` sees the
 // target up and answers the stuck count through its HTTP API.
 func TestMetricsPrometheus(t *testing.T) {
-	promtool := needTool(t, "promtool", "prometheus")
-	prom := needTool(t, "prometheus", "prometheus")
+	promtool := testutil.Program(t, "promtool", "apt-get install -y prometheus")
+	prom := testutil.Program(t, "prometheus", "apt-get install -y prometheus")
 	f := fleet.New(t)
 	f.Start("alpha")
 	f.Start("beta")
@@ -207,17 +192,4 @@ func promGet(addr, path string, out any) error {
 		return err
 	}
 	return json.Unmarshal(body, out)
-}
-
-// needFile is needTool for a file a Debian package installs.
-func needFile(t *testing.T, path, pkg string) {
-	t.Helper()
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s missing (apt-get install %s)", path, pkg)
-	if agenttest.InCI() {
-		t.Fatal(msg + ": CI must run this test")
-	}
-	t.Skip(msg)
 }

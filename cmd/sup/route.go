@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -10,7 +12,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -47,7 +49,7 @@ func routeCommand() *cli.Command {
 				}
 			}
 			r := &broker.Router{
-				RuntimeDir: runtimeDir(), StateDir: supervisor.StateDir(os.Getenv), ConfigDir: supervisor.ConfigDir(os.Getenv),
+				RuntimeDir: runtimeDir(), StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
 				StartTimeout: routeStartTimeout, TriggerWait: triggerWait,
 			}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/urfave/cli/v3"
 )
 
@@ -43,7 +46,7 @@ func startCommand(command []string) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("start: current directory: %w", err)
 			}
-			opts := supervisor.Options{
+			opts := plan.Options{
 				Document:      args[0],
 				CWD:           cmd.String("cwd"),
 				Profile:       cmd.String("profile"),

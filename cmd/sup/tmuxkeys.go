@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -9,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -18,7 +21,7 @@ import (
 // run-shell expands #{client_name}, so the client that pressed the key is
 // the one that moves.
 func tmuxSnippet(sup string) string {
-	q := shellQuote(sup)
+	q := shellquote.Quote(sup)
 	return fmt.Sprintf(`# sup: the stuck queue's keys (written by sup tmux-keys; see specs/broker.md)
 # prefix+Tab: jump to the session that has waited on you longest
 bind-key Tab run-shell -b "%[1]s next --client '#{client_name}' --display"
@@ -30,15 +33,6 @@ bind-key S run-shell -b "%[1]s skip --client '#{client_name}' --display"
 #   set-option -g status-right '#(%[1]s status-line) %%H:%%M'
 #   set-option -g status-interval 5
 `, q)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // selfPath is this binary's absolute path as it was invoked (a symlink
@@ -79,7 +73,7 @@ func tmuxKeysCommand() *cli.Command {
 // it twice changes nothing and the user's own file is appended to, never
 // rewritten.
 func installTmuxKeys(snippet string) error {
-	dir := supervisor.ConfigDir(os.Getenv)
+	dir := store.ConfigDir(os.Getenv)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("tmux-keys: %w", err)
 	}
@@ -92,7 +86,7 @@ func installTmuxKeys(snippet string) error {
 		return fmt.Errorf("tmux-keys: find ~/.tmux.conf: %w", err)
 	}
 	conf := filepath.Join(home, ".tmux.conf")
-	line := "source-file " + shellQuote(keys)
+	line := "source-file " + shellquote.Quote(keys)
 	old, err := os.ReadFile(conf)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("tmux-keys: read %s: %w", conf, err)

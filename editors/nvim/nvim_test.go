@@ -1,3 +1,5 @@
+//go:build linux
+
 // Tests of the Neovim plugin: a real nvim --headless with the plugin on its
 // runtimepath, against live supervisors of fakeagent.
 package nvim_test
@@ -14,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/agenttest"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -78,15 +79,7 @@ type nvim struct {
 // requireNvim finds nvim: missing, the test skips locally and fails in CI.
 func requireNvim(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("nvim")
-	if err == nil {
-		return path
-	}
-	if agenttest.InCI() {
-		t.Fatalf("nvim not installed (apt-get install -y neovim): %v", err)
-	}
-	t.Skipf("nvim not installed (apt-get install -y neovim)")
-	return ""
+	return testutil.Program(t, "nvim", "apt-get install -y neovim")
 }
 
 // startNvim runs nvim --headless with the plugin loaded, in dir, with the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package agenttest
 
 import (
@@ -22,7 +24,7 @@ func TestClaudeTrigger(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
 		WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
-	time.Sleep(1100 * time.Millisecond) // the start-up keys' quiet window
+	a.WaitOperatorIdle() // the start-up keys' quiet window
 
 	res := triggerOneTurn(t, a, "real-1", ClaudeAnswerMark+"ok: ", ClaudeReady)
 	if res.AckedBy != "hook" && res.AckedBy != "activity" {
@@ -33,7 +35,7 @@ func TestClaudeTrigger(t *testing.T) {
 	file := filepath.Join(a.Dir, "approved.txt")
 	a.Type("RUN: touch approved.txt")
 	a.WaitScreen(ClaudePermission)
-	time.Sleep(1100 * time.Millisecond) // past the quiet window of the typed keys
+	a.WaitOperatorIdle() // past the quiet window of the typed keys
 	out, err := a.SupCmd("trigger", "--json", "--no-wait", "--id", "real-2", a.Doc, "after the prompt")
 	if err != nil {
 		t.Fatal(err)

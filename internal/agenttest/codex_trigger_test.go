@@ -1,8 +1,9 @@
+//go:build linux
+
 package agenttest
 
 import (
 	"testing"
-	"time"
 )
 
 // TestCodexTrigger: a multi-line trigger reaches real Codex as ONE user
@@ -11,6 +12,6 @@ import (
 func TestCodexTrigger(t *testing.T) {
 	t.Parallel()
 	a := startReadyCodex(t, WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {ack_timeout: 20s}\n"))
-	time.Sleep(1100 * time.Millisecond) // the start-up keys' quiet window
+	a.WaitOperatorIdle() // the start-up keys' quiet window
 	triggerOneTurn(t, a, "cx-1", CodexAnswerMark+"ok: ", CodexPrompt)
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package agenttest
 
 import (
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -47,7 +50,7 @@ func (r *Recorder) Option() Option {
 	return WithBeforeStart(func(a *Agent) {
 		r.t.Helper()
 		r.a = a
-		cmd := "exec cat >> " + testutil.ShellQuote(r.Path)
+		cmd := "exec cat >> " + shellquote.Quote(r.Path)
 		if _, err := a.Tmux.Run("pipe-pane", "-O", "-t", a.Pane, cmd); err != nil {
 			r.t.Fatalf("recorder: %v", err)
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package agenttest
 
 import (
@@ -41,15 +43,7 @@ var classicClaude = WithClaudeSettings(map[string]any{"tui": "default"})
 
 // corpusMoments lists every recording of testdata/corpus, in index order.
 func corpusMoments() []corpusMoment {
-	claude := func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
-		return corpusMoment{entry: CorpusEntry{Agent: CorpusClaude, Renderer: "fullscreen", File: "claude/" + label + ".raw", Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
-	}
-	codex := func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
-		return corpusMoment{entry: CorpusEntry{Agent: CorpusCodex, File: "codex/" + label + ".raw", Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
-	}
-	gemini := func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
-		return corpusMoment{entry: CorpusEntry{Agent: CorpusGemini, File: "gemini/" + label + ".raw", Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
-	}
+	claude, codex, gemini := corpusMomentOf(CorpusClaude), corpusMomentOf(CorpusCodex), corpusMomentOf(CorpusGemini)
 	classic := func(m corpusMoment) corpusMoment {
 		m.entry.Renderer = "classic"
 		m.opts = append(m.opts, classicClaude)
@@ -84,12 +78,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		claude("ready_after_turn", ActivityReady, "ok: what is up",
 			"One prompt answered ('ok: what is up'), the turn's '✻ Crunched for 0s' line (random verb), empty prompt.",
-			func(t *testing.T, a *Agent) {
-				claudeReady(t, a)
-				a.Type("what is up")
-				a.WaitScreen(ClaudeAnswerMark + "ok: what is up")
-				a.WaitScreen(ClaudeReady)
-			}),
+			answerTurn(CorpusClaude)),
 		claude("permission_prompt", ActivityNeedsConfirmation, ClaudePermission,
 			"RUN: touch approved.txt: the Bash permission prompt, '❯ 1. Yes' preselected; the input box is gone.",
 			claudePermission),
@@ -106,13 +95,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		claude("question_prose", ActivityReady, "2. No",
 			"The model's answer is prose that reads like a prompt ('Would you like to proceed?' / '1. Yes' / '2. No'); Claude is idle at its prompt.",
-			func(t *testing.T, a *Agent) {
-				claudeReady(t, a)
-				a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
-				a.Type("what next")
-				a.WaitScreen("2. No")
-				a.WaitScreen(ClaudeReady)
-			}),
+			answerProse(CorpusClaude)),
 		draft(claude("draft", ActivityReady, corpusDraft,
 			"Text typed into the input box, not sent ('❯' U+00A0 then the draft); the footer loses '? for shortcuts'.",
 			func(t *testing.T, a *Agent) {
@@ -206,12 +189,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		codex("ready_after_turn", ActivityReady, "ok: what is up",
 			"One prompt answered ('• ok: what is up', 'Worked for …'), empty prompt.",
-			func(t *testing.T, a *Agent) {
-				codexReady(t, a)
-				a.Type("what is up")
-				a.WaitScreen(CodexAnswerMark + "ok: what is up")
-				a.WaitScreen(CodexPrompt)
-			}),
+			answerTurn(CorpusCodex)),
 		codex("approval_prompt", ActivityNeedsConfirmation, CodexApproval,
 			"RUN: touch approved.txt: the approval prompt, '› 1. Yes, proceed (y)' preselected.",
 			codexApproval),
@@ -228,13 +206,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		codex("question_prose", ActivityReady, "2. No",
 			"The model's answer is prose that reads like a prompt ('Would you like to proceed?' / '1. Yes' / '2. No'); Codex is idle at its prompt.",
-			func(t *testing.T, a *Agent) {
-				codexReady(t, a)
-				a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
-				a.Type("what next")
-				a.WaitScreen("2. No")
-				a.WaitScreen(CodexPrompt)
-			}),
+			answerProse(CorpusCodex)),
 		draft(codex("draft", ActivityReady, corpusDraft,
 			"Text typed into the input line, not sent ('› ' then the draft, replacing the placeholder).",
 			func(t *testing.T, a *Agent) {
@@ -298,12 +270,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		gemini("ready_after_turn", ActivityReady, "ok: what is up",
 			"One prompt answered ('✦ ok: what is up'), empty input box; the prompt stays in the transcript as ' > what is up'.",
-			func(t *testing.T, a *Agent) {
-				geminiReady(t, a)
-				a.Type("what is up")
-				a.WaitScreen(GeminiAnswerMark + "ok: what is up")
-				a.WaitScreen(GeminiPrompt)
-			}),
+			answerTurn(CorpusGemini)),
 		gemini("confirmation", ActivityNeedsConfirmation, GeminiConfirm,
 			"RUN: touch approved.txt: the boxed '? Shell  touch approved.txt' / 'Allow execution of [Shell]?' / '● 1. Allow once' … '3. No, suggest changes (esc)' in place of the input box; title '✋  Action Required (project)'.",
 			geminiConfirm),
@@ -320,13 +287,7 @@ func corpusMoments() []corpusMoment {
 			}),
 		gemini("question_prose", ActivityReady, "2. No",
 			"The model's answer is prose that reads like a prompt ('Would you like to proceed?' / '1. Yes' / '2. No'); Gemini CLI is idle at its input box.",
-			func(t *testing.T, a *Agent) {
-				geminiReady(t, a)
-				a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
-				a.Type("what next")
-				a.WaitScreen("2. No")
-				a.WaitScreen(GeminiPrompt)
-			}),
+			answerProse(CorpusGemini)),
 		draft(gemini("draft", ActivityReady, corpusDraft,
 			"Text typed into the input box, not sent (' > ' then the draft, replacing the placeholder); earlier prompts in the transcript look the same.",
 			func(t *testing.T, a *Agent) {
@@ -358,6 +319,51 @@ func corpusMoments() []corpusMoment {
 				a.WaitScreen("[API Error:")
 				a.WaitScreen(GeminiPrompt)
 			}),
+	}
+}
+
+// corpusMomentOf returns the constructor of agent's moments: its file
+// under agent/, and the renderer its screens use by default.
+func corpusMomentOf(agent string) func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
+	return func(label, activity, marker, desc string, drive func(*testing.T, *Agent), opts ...Option) corpusMoment {
+		return corpusMoment{entry: CorpusEntry{Agent: agent, Renderer: corpusFaces[agent].renderer, File: agent + "/" + label + ".raw",
+			Activity: activity, Marker: marker, Description: desc}, opts: opts, drive: drive}
+	}
+}
+
+// corpusFaces is the corpus scenario table keyed by agent: what the
+// moments every agent has wait for.
+var corpusFaces = map[string]struct {
+	renderer       string                   // "" : the agent has one
+	ready          func(*testing.T, *Agent) // at its empty prompt
+	prompt, answer string                   // on screen when ready again; the answer's mark
+}{
+	CorpusClaude: {"fullscreen", claudeReady, ClaudeReady, ClaudeAnswerMark},
+	CorpusCodex:  {"", codexReady, CodexPrompt, CodexAnswerMark},
+	CorpusGemini: {"", geminiReady, GeminiPrompt, GeminiAnswerMark},
+}
+
+// answerTurn drives agent through one answered prompt, back to ready.
+func answerTurn(agent string) func(*testing.T, *Agent) {
+	f := corpusFaces[agent]
+	return func(t *testing.T, a *Agent) {
+		f.ready(t, a)
+		a.Type("what is up")
+		a.WaitScreen(f.answer + "ok: what is up")
+		a.WaitScreen(f.prompt)
+	}
+}
+
+// answerProse drives agent to an answer that reads like a prompt
+// (corpusQuestion) while the agent is idle.
+func answerProse(agent string) func(*testing.T, *Agent) {
+	f := corpusFaces[agent]
+	return func(t *testing.T, a *Agent) {
+		f.ready(t, a)
+		a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
+		a.Type("what next")
+		a.WaitScreen("2. No")
+		a.WaitScreen(f.prompt)
 	}
 }
 

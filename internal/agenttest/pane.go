@@ -1,3 +1,5 @@
+//go:build linux
+
 package agenttest
 
 import (
@@ -64,6 +66,9 @@ var agentEnvPrefixes = []string{"ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_", "GE
 // allow-list. It returns at once; wait for the agent's screen.
 func StartUnderSup(t testing.TB, tm *testutil.Tmux, s SupStart, o Options) *Agent {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real agent under sup: skipped with -short")
+	}
 	sup := testutil.BuildPackage(t, "./cmd/sup")
 	// Short: socket paths must stay under the 108-byte sun_path limit.
 	rt, err := os.MkdirTemp("", "sup-rt-")
@@ -360,4 +365,12 @@ func writeSandboxFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WaitOperatorIdle waits until the session no longer reports
+// operator_busy (keys within the quiet window, or a draft): polled, not
+// slept, so a trigger sent next is not deferred by keys the test typed.
+func (a *Agent) WaitOperatorIdle() {
+	a.T.Helper()
+	testutil.WaitUntil(a.T, 30*time.Second, "operator_busy to clear", func() bool { return !a.State().OperatorBusy })
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package agenttest
 
 import (
@@ -14,7 +16,7 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// The stuck queue with real Claude Code: seed 004's acceptance scenarios
+// The stuck queue with real Claude Code: acceptance scenarios
 // AS-1 and AS-3 (specs/broker.md, "Acceptance scenarios"), each with the
 // hooks `sup hooks install claude --project` writes and with none (the
 // screen alone). The human is a real tmux client attached to the test's

@@ -1,3 +1,5 @@
+//go:build linux
+
 package bench
 
 import (
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/agenttest"
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -93,7 +96,7 @@ func detectHook(t *testing.T, d *detection) {
 	var a *agenttest.Agent
 	install := func(ag *agenttest.Agent) {
 		wrapper := filepath.Join(ag.Home, "sup-stamped")
-		script := fmt.Sprintf(hookStamper, testutil.ShellQuote(stamps), testutil.ShellQuote(ag.Sup))
+		script := fmt.Sprintf(hookStamper, shellquote.Quote(stamps), shellquote.Quote(ag.Sup))
 		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package bench is sup's benchmark report (`make bench`, issue 8): every
 // figure of specs/performance.md measured in one run, each beside its
 // baseline (a bare pty, tmux, a capture-pane poller, exec of the child

@@ -1,3 +1,5 @@
+//go:build linux
+
 package bench
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -117,7 +120,7 @@ func readUntil(r io.Reader, marker []byte) error {
 func floodTmux(t *testing.T, tm *testutil.Tmux, fake string, n int) time.Duration {
 	var words []string
 	for _, w := range floodArgs(fake, n) {
-		words = append(words, testutil.ShellQuote(w))
+		words = append(words, shellquote.Quote(w))
 	}
 	signal := "tmux -L " + tm.Name + " wait-for -S "
 	pane := tm.NewWindow(nil, "sh", "-c", signal+"started; "+strings.Join(words, " ")+"; "+signal+"flooded")

@@ -1,3 +1,5 @@
+//go:build linux
+
 package conformance
 
 import (
@@ -10,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/agenttest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -107,21 +108,6 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-// requireTool finds an external program: missing, it skips the test
-// locally and fails it in CI (.ci/run installs it).
-func requireTool(t *testing.T, name, install string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if agenttest.InCI() {
-		t.Fatalf("%s not installed (%s): %v", name, install, err)
-	}
-	t.Skipf("%s not installed (%s)", name, install)
-	return ""
-}
-
 // runExternal runs another language's runner (argv, then the cases file
 // and the sockets) and returns its output and error.
 func runExternal(t *testing.T, argv []string, cases string, sockets map[string]string) (string, error) {
@@ -152,7 +138,7 @@ func passExternal(t *testing.T, argv []string) {
 // nodeRunner is the Node.js client's runner, with its one dependency
 // installed.
 func nodeRunner(t *testing.T) []string {
-	node := requireTool(t, "node", "apt-get install -y nodejs npm")
+	node := testutil.Program(t, "node", "apt-get install -y nodejs npm")
 	dir := filepath.Join(testutil.ModuleRoot(t), "ipc", "testdata", "nodeclient")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@msgpack", "msgpack")); err != nil {
 		out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund").CombinedOutput()
@@ -170,10 +156,7 @@ const debianPython = "/usr/bin/python3"
 // pythonRunner is clients/python's runner.
 func pythonRunner(t *testing.T) []string {
 	if err := exec.Command(debianPython, "-c", "import msgpack").Run(); err != nil {
-		if agenttest.InCI() {
-			t.Fatalf("%s with msgpack (apt-get install -y python3-msgpack): %v", debianPython, err)
-		}
-		t.Skipf("%s with msgpack missing (apt-get install -y python3-msgpack): %v", debianPython, err)
+		testutil.Missing(t, "%s with msgpack missing (apt-get install -y python3-msgpack): %v", debianPython, err)
 	}
 	return []string{debianPython, filepath.Join(testutil.ModuleRoot(t), "clients", "python", "conformance.py")}
 }
@@ -181,7 +164,7 @@ func pythonRunner(t *testing.T) []string {
 // luaRunner runs the Neovim plugin's client in nvim --headless (Debian's
 // 0.7 has no -l: the script runs with -c luafile, its arguments after --).
 func luaRunner(t *testing.T) []string {
-	nvim := requireTool(t, "nvim", "apt-get install -y neovim")
+	nvim := testutil.Program(t, "nvim", "apt-get install -y neovim")
 	plugin := filepath.Join(testutil.ModuleRoot(t), "editors", "nvim")
 	return []string{nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "--cmd", "set rtp^=" + plugin,
 		"-c", "luafile " + filepath.Join(plugin, "tests", "conformance.lua"), "--"}

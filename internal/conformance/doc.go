@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package conformance loads and runs sup's protocol conformance suite,
 // ipc/testdata/conformance/cases.json: the protocol's cases as data, which
 // every client the project ships (Go, Node.js, Python, the Neovim plugin's

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package doctor checks a sup installation and says what to do: runtime
 // dir and sockets, stale files, tmux, the agent CLIs and their hooks,
 // config and profile files, and the disk the logs and the audit take.
@@ -15,8 +17,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/rotate"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Severity ranks a finding.
@@ -61,10 +63,10 @@ func (o *Options) fill() {
 		o.RuntimeDir = ipc.RuntimeDir(o.Getenv)
 	}
 	if o.StateDir == "" {
-		o.StateDir = supervisor.StateDir(o.Getenv)
+		o.StateDir = store.StateDir(o.Getenv)
 	}
 	if o.ConfigDir == "" {
-		o.ConfigDir = supervisor.ConfigDir(o.Getenv)
+		o.ConfigDir = store.ConfigDir(o.Getenv)
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()

@@ -1,3 +1,5 @@
+//go:build linux
+
 package doctor
 
 import (
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sup-tmux/sup/supervisor"
+	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/rotate"
 )
 
@@ -17,7 +20,7 @@ import (
 func checkConfig(ctx context.Context, o *Options) []Finding {
 	var out []Finding
 	path := filepath.Join(o.ConfigDir, "config.yaml")
-	if _, err := supervisor.LoadConfig(o.ConfigDir); err != nil {
+	if _, err := plan.LoadConfig(o.ConfigDir); err != nil {
 		out = append(out, Finding{Check: "config", Severity: Problem, Subject: path, Message: err.Error(),
 			Fix: "edit " + path + " (keys: specs/supervisor.md)"})
 	} else if _, err := os.Stat(path); err == nil {
@@ -26,7 +29,7 @@ func checkConfig(ctx context.Context, o *Options) []Finding {
 	users, _ := filepath.Glob(filepath.Join(o.ConfigDir, "profiles", "*.yaml")) // Best effort: the pattern is valid.
 	for _, p := range users {
 		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		if _, err := supervisor.LoadProfile(o.ConfigDir, name); err != nil {
+		if _, _, err := supervisor.LoadProfile(o.ConfigDir, name); err != nil {
 			out = append(out, Finding{Check: "profile", Severity: Problem, Subject: p, Message: err.Error(),
 				Fix: "edit " + p})
 			continue

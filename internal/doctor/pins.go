@@ -1,3 +1,5 @@
+//go:build linux
+
 package doctor
 
 // TestedVersions are the agent CLI versions sup's tests drive, pinned in

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package fleet runs supervised fake agents in a private tmux server for
 // end-to-end tests of the broker's verbs (dash, metrics, completion): real
 // `sup start` processes, real sockets, a real attached tmux client.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package ipctest serves in-process stand-ins for supervisors: the real
 // ipc server on a real socket, answering state (and whatever a test adds)
 // and publishing events, for tests and benchmarks of the broker's clients

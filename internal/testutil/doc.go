@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package testutil holds helpers for sup's end-to-end tests: building the
 // binaries under test, running a private tmux server, supervising fake
 // agents in it (Supervisors), and checking which processes are still alive.

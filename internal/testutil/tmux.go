@@ -1,3 +1,5 @@
+//go:build linux
+
 package testutil
 
 import (
@@ -16,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/shellquote"
 )
 
 // Tmux is a private tmux server, reached with "tmux -L <Name>", that exists
@@ -184,17 +188,12 @@ func ShellCommand(env map[string]string, argv ...string) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		words = append(words, ShellQuote(k+"="+env[k]))
+		words = append(words, shellquote.Quote(k+"="+env[k]))
 	}
 	for _, a := range argv {
-		words = append(words, ShellQuote(a))
+		words = append(words, shellquote.Quote(a))
 	}
 	return strings.Join(words, " ")
-}
-
-// ShellQuote quotes s as one word for /bin/sh.
-func ShellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // SendKeys sends keys to pane as tmux key names ("Enter", "C-c", "q").

@@ -1,3 +1,5 @@
+//go:build linux
+
 package testutil
 
 import (
@@ -112,7 +114,7 @@ func TestTmuxCleanup(t *testing.T) {
 
 func TestShellCommand(t *testing.T) {
 	got := ShellCommand(map[string]string{"B": "2", "A": "it's"}, "prog", "a b", "")
-	want := `exec env -- 'A=it'\''s' 'B=2' 'prog' 'a b' ''`
+	want := `exec env -- 'A=it'\''s' B=2 prog 'a b' ''` // shellquote: bare when safe
 	if got != want {
 		t.Fatalf("ShellCommand = %s, want %s", got, want)
 	}

@@ -10,7 +10,7 @@ type Config struct {
 	// this long. Default 3s.
 	HookHold time.Duration
 	// QuietWindow: the operator is busy while keys arrived within it.
-	// Default 20s (seed 000).
+	// Default 20s (specs/detection.md, "Operator input").
 	QuietWindow time.Duration
 }
 

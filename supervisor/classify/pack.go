@@ -26,6 +26,8 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sup-tmux/sup/internal/yamlkeys"
 )
 
 // Pack is a compiled classifier pack. The zero value and a nil *Pack have
@@ -426,7 +428,7 @@ func checkKeys(n *yaml.Node, what string, into any) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: want a mapping, got %s", what, kindName(n))
 	}
-	valid := yamlKeys(reflect.TypeOf(into))
+	valid := yamlkeys.Of(reflect.TypeOf(into))
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if !slices.Contains(valid, k.Value) {
@@ -448,26 +450,9 @@ func kindName(n *yaml.Node) string {
 	return "something else"
 }
 
-// yamlKeys lists the yaml keys of a struct type, inline structs included.
-func yamlKeys(t reflect.Type) []string {
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if opts == "inline" {
-			keys = append(keys, yamlKeys(f.Type)...)
-			continue
-		}
-		if name != "" && name != "-" {
-			keys = append(keys, name)
-		}
-	}
-	return keys
-}
-
 func condKeys() []string {
 	var keys []string
-	for _, k := range yamlKeys(reflect.TypeOf(rawConds{})) {
+	for _, k := range yamlkeys.Of(reflect.TypeOf(rawConds{})) {
 		if k != "bottom" && k != "above_input_lines" {
 			keys = append(keys, k)
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package rotate keeps what sup writes to disk bounded over months of daily
 // use: session logs, the audit trail and the ended sessions' leftovers.
 //

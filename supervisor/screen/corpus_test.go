@@ -1,13 +1,16 @@
+//go:build linux
+
 package screen
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // The agent corpus (testdata/corpus at the module root, recorded by
@@ -30,7 +33,7 @@ func loadCorpus(t *testing.T) corpusIndex {
 	t.Helper()
 	js, err := os.ReadFile(filepath.Join(corpusDir, "corpus.json"))
 	if os.IsNotExist(err) {
-		t.Skip("no testdata/corpus/corpus.json")
+		testutil.Missing(t, "no testdata/corpus/corpus.json")
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -75,20 +78,10 @@ func TestCorpusMatchesTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("no tmux")
-	}
 	c := loadCorpus(t)
-	// A socket in the test's temp dir: nothing is left behind.
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	if out, err := tmux("new-session", "-d", "-s", "idle", "sleep 600"); err != nil {
-		t.Fatalf("tmux: %v: %s", err, out)
-	}
-	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
+	// testutil's private server: cleaned up even when the test fails.
+	m := testutil.NewTmux(t)
+	tmux, sock := m.Run, m.SocketPath
 	for i, e := range c.Recordings {
 		t.Run(e.File, func(t *testing.T) {
 			path, err := filepath.Abs(filepath.Join(corpusDir, e.File))

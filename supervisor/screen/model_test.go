@@ -258,8 +258,18 @@ func TestModelCloseWhileStalled(t *testing.T) {
 	done := make(chan struct{})
 	go func() { m.Sync(); close(done) }()
 	go func() { time.Sleep(20 * time.Millisecond); release() }()
-	m.Close()
-	<-done
+	closed := make(chan struct{})
+	go func() { m.Close(); close(closed) }()
+	// A watchdog: a Close or Sync that hangs fails the test instead of
+	// wedging the whole package's run until its timeout.
+	watchdog := time.After(10 * time.Second)
+	for _, ch := range []chan struct{}{closed, done} {
+		select {
+		case <-ch:
+		case <-watchdog:
+			t.Fatal("Close or Sync still blocked 10s after the stalled apply was released")
+		}
+	}
 }
 
 // TestModelConcurrent exercises Feed, Resize, Snapshot and Stats from many

@@ -1,13 +1,16 @@
+//go:build linux
+
 package screen
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // TestCasesMatchTmux runs every table case through a real tmux pane of the
@@ -18,19 +21,9 @@ func TestCasesMatchTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("no tmux")
-	}
-	// A socket in the test's temp dir: nothing is left behind.
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	if out, err := tmux("new-session", "-d", "-s", "idle", "sleep 600"); err != nil {
-		t.Fatalf("tmux: %v: %s", err, out)
-	}
-	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
+	// testutil's private server: cleaned up even when the test fails.
+	m := testutil.NewTmux(t)
+	tmux, sock := m.Run, m.SocketPath
 	dir := t.TempDir()
 	var tables []string
 	for name := range allCases {

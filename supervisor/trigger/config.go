@@ -7,7 +7,7 @@ import (
 )
 
 // Config holds every number of the trigger policy; zero fields take the
-// defaults of specs/triggers.md (seeds 000 and 001).
+// defaults of specs/triggers.md.
 type Config struct {
 	MaxPromptBytes int           `yaml:"max_prompt_bytes"` // larger prompts are refused, never truncated (8192)
 	AckTimeout     time.Duration `yaml:"ack_timeout"`      // per attempt, unless the request says (8s)

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Override intents and collision gates of the audit record (seed 001 §13.2).
+// Override intents and collision gates of the audit record
+// (specs/triggers.md, "Audit").
 const (
 	IntentHuman       = "human_override"
 	IntentCoordinator = "coordinator_override"

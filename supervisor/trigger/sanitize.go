@@ -58,7 +58,8 @@ func SanitizeID(s string) string {
 	return b.String()
 }
 
-// Envelope wraps a sanitised prompt as seed 000 §6.5 describes; the
+// Envelope wraps a sanitised prompt as specs/triggers.md ("Sanitising
+// and the envelope") describes; the
 // supervisor pastes it whole and submits it once.
 func Envelope(id, thread, reason, prompt string) string {
 	head := "[BRIDGE_TRIGGER id=" + SanitizeID(id) + " thread=" + SanitizeID(thread)

@@ -1,0 +1,145 @@
+//go:build linux
+
+package broker_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/supervisor/store"
+)
+
+// routeProfile is a user profile running fakeagent as an agent that acks
+// triggers, "resumes" by setting its title to the conversation id, and
+// has a headless resume.
+// routeConfig makes fakeagent -ack's marker the trigger's ack.
+const routeConfig = `trigger: {ack_marker: "ACK_TRIGGER:{id}", retry_backoff: 100ms}
+`
+
+const routeProfile = `command: [fakeagent, -raw, -ack]
+resume_args: [-title, "{agent_session_id}"]
+headless_resume: [-title, "headless {agent_session_id}", -starts, "{prompt}"]
+classify:
+  rules:
+    - {name: prompt, activity: ready, reason: idle, screen: 'fakeagent ready'}
+`
+
+func (f *fleet) routeDoc(name, workspace, role string) string {
+	return f.write(name+".md", "---\nsup: {profile: fake, workspace: "+workspace+", role: "+role+"}\n---\n# "+name+"\n")
+}
+
+// The routing chain: a live session gets the trigger; with its supervisor
+// gone, the last conversation is resumed in a new window of
+// agents_<workspace>; with nothing recorded, --doc starts fresh; every step
+// is audited with source broker.
+func TestE2ERoute(t *testing.T) {
+	f := newFleet(t, routeConfig)
+	f.write("config/sup/profiles/fake.yaml", routeProfile)
+	doc := f.routeDoc("rev", "w1", "reviewer")
+	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", doc)
+	f.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
+	f.hook("rev", "SessionStart")
+
+	out := f.mustSup("route", "--workspace", "w1", "--role", "reviewer", "--ack-timeout", "5s", "first task")
+	if !strings.Contains(out, "routed to the running session rev: delivered") {
+		t.Fatalf("live route: %q", out)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "sessions.json to hold rev's conversation", func() bool {
+		reg, err := store.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
+		return err == nil && reg.Sessions[doc].AgentSessionID == "conv-rev" && reg.Sessions[doc].Workspace == "w1"
+	})
+	f.mustSup("stop", "rev")
+	testutil.WaitUntil(t, 10*time.Second, "rev's supervisor to end", func() bool { return len(f.sessions()) == 0 })
+
+	out = f.mustSup("route", "--workspace", "w1", "--role", "reviewer", "--ack-timeout", "5s", "second task")
+	if !strings.Contains(out, "routed resumed rev in tmux pane %") || !strings.Contains(out, "delivered") {
+		t.Fatalf("resume route: %q", out)
+	}
+	resumed := f.session("rev")
+	where, err := f.tm.Run("display-message", "-p", "-t", resumed.State.TmuxPane, "#{session_name} #{window_name}")
+	if err != nil || where != "agents_w1 reviewer" {
+		t.Fatalf("the resumed window: %q (%v), want agents_w1 reviewer", where, err)
+	}
+	// resume_args put the conversation id in the title.
+	if resumed.State.Title != "conv-rev" || resumed.State.AgentSessionID != "conv-rev" {
+		t.Fatalf("resumed agent: title %q agent session %q, want conv-rev", resumed.State.Title, resumed.State.AgentSessionID)
+	}
+	if f.clientPane() == resumed.State.TmuxPane {
+		t.Fatal("routing moved the human's client")
+	}
+
+	fresh := f.routeDoc("fresh", "w2", "coder")
+	out = f.mustSup("route", "--workspace", "w2", "--doc", fresh, "--ack-timeout", "5s", "third task")
+	if !strings.Contains(out, "routed started fresh fresh in tmux pane %") {
+		t.Fatalf("fresh route: %q", out)
+	}
+
+	if out, err := f.sup("route", "--workspace", "nowhere", "x"); err == nil || !strings.Contains(err.Error(), "TARGET_NOT_FOUND") {
+		t.Fatalf("route to nothing: %q, %v", out, err)
+	}
+	steps := map[string]int{}
+	data, err := os.ReadFile(filepath.Join(f.dir, "state", "sup", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var a struct{ Source, Step, Route string }
+		if json.Unmarshal([]byte(line), &a) == nil && a.Source == "broker" {
+			steps[a.Step+"/"+a.Route]++
+		}
+	}
+	for _, want := range []string{"match/live", "trigger/live", "spawn/resume", "started/resume", "trigger/resume", "spawn/fresh", "trigger/fresh", "failed/"} {
+		if steps[want] != 1 {
+			t.Errorf("audit has %d broker lines %s, want 1 (all: %v)", steps[want], want, steps)
+		}
+	}
+}
+
+// Without tmux the route runs the profile's headless resume detached.
+func TestE2ERouteHeadless(t *testing.T) {
+	f := newFleet(t, "")
+	// Headless means no terminal: fakeagent without -raw.
+	f.write("config/sup/profiles/fake.yaml", "command: [fakeagent]\n"+routeProfile[strings.Index(routeProfile, "resume_args"):])
+	doc := f.routeDoc("rev", "w1", "reviewer")
+	state := filepath.Join(f.dir, "state", "sup")
+	data, _ := json.Marshal(store.Registry{Version: 1, Sessions: map[string]store.RegistryEntry{doc: {
+		Workspace: "w1", Role: "reviewer", Name: "rev", Document: doc, Profile: "fake", AgentSessionID: "conv-9", CWD: f.dir, UpdatedAt: 1,
+	}}})
+	f.write("state/sup/sessions.json", string(data))
+	env := []string{"PATH=" + filepath.Dir(f.bins.FakeAgent), "HOME=" + f.dir} // no tmux in PATH
+	for k, v := range f.env {
+		if k != "PATH" {
+			env = append(env, k+"="+v)
+		}
+	}
+	// fakeagent's -starts FILE takes the prompt: the file it writes proves
+	// the prompt reached the command line.
+	out, err := f.supEnv(env, "route", "--workspace", "w1", "--json", "prompt-file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Route, Log, Message string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Route != "headless" || !strings.Contains(res.Message, "tmux is not available") {
+		t.Fatalf("headless route: %q (%v)", out, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(res.Log)
+		_, serr := os.Stat(filepath.Join(f.dir, "prompt-file"))
+		if strings.Contains(string(b), "headless conv-9") && strings.Contains(string(b), "fakeagent stdin EOF") && serr == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the headless run's output in %s: %q", res.Log, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(state, "audit.jsonl")); !strings.Contains(string(b), `"step":"headless"`) {
+		t.Fatalf("no headless step in the audit:\n%s", b)
+	}
+}

@@ -1,0 +1,309 @@
+//go:build linux
+
+package desk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
+)
+
+// Bracketed paste brackets (xterm mode 2004).
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// AckPoll is how often an unacknowledged delivery looks at the session
+// between pokes (a screen marker changes without one).
+const AckPoll = 20 * time.Millisecond
+
+// look decides what to do with a queued job now, given the session's
+// gates (read before d.mu was taken). d.mu is held.
+func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
+	verdict, until := d.guard.Check(j.thread, now)
+	switch {
+	case verdict == trigger.Blocked:
+		return trigger.Step{Action: trigger.Fail, Code: string(ipc.CodeThreadAutoBlocked)}
+	case g.Stopped:
+		return trigger.Step{Action: trigger.Fail, Code: string(ipc.CodeNotRunning)}
+	}
+	l := trigger.Look{Now: now, Queued: j.queued, Force: j.override.Requested, OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy}
+	if verdict == trigger.RateLimited {
+		l.RateUntil = until
+	}
+	step := d.cfg.Decide(l)
+	switch step.Action {
+	case trigger.Deliver:
+		j.gate, j.applied = step.Gate, j.override.Requested && g.OperatorBusy
+	case trigger.Wait:
+		if !j.deferred {
+			j.deferred = true
+			d.metrics.inc("trigger_deferred_total")
+			if ipc.Code(step.Code) == ipc.CodeTriggerRateLimited {
+				d.metrics.inc("trigger_rate_limited_total")
+			}
+		}
+	}
+	return step
+}
+
+// failure is a final outcome decided without delivering.
+type failure struct {
+	j *job
+	r ipc.TriggerResult
+}
+
+// pick takes the first queued job that may be delivered now, and the jobs
+// whose wait is over without delivery; next is when to look again.
+func (d *Desk) pick(now time.Time) (ready *job, failed []failure, next time.Time) {
+	g := d.sess.Gates(now) // before d.mu: never call the session under it
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	keep := d.queue[:0]
+	for _, j := range d.queue {
+		if ready != nil {
+			keep = append(keep, j)
+			continue
+		}
+		step := d.look(j, now, g)
+		switch step.Action {
+		case trigger.Deliver:
+			ready = j
+			d.active = j
+		case trigger.Fail:
+			failed = append(failed, failure{j, d.waitFailure(j, ipc.Code(step.Code))})
+		default:
+			keep = append(keep, j)
+			if next.IsZero() || step.Next.Before(next) {
+				next = step.Next
+			}
+		}
+	}
+	clear(d.queue[len(keep):])
+	d.queue = keep
+	return ready, failed, next
+}
+
+func (d *Desk) waitFailure(j *job, code ipc.Code) ipc.TriggerResult {
+	r := ipc.TriggerResult{Result: ipc.OutcomeFailed, ErrorCode: code}
+	j.gate = trigger.GateEnforced
+	switch code {
+	case ipc.CodeDeferTimeout:
+		r.Message = fmt.Sprintf("deferred past the limit (operator busy %s, agent busy %s): not delivered; the caller's fallback applies",
+			d.cfg.MaxDefer, d.cfg.MaxBusyWait)
+	case ipc.CodeThreadAutoBlocked:
+		j.gate = trigger.GateNotEvaluated
+		r.Message = "thread " + j.thread + " was blocked by the loop guard while this trigger waited"
+	case ipc.CodeNotRunning:
+		j.gate = trigger.GateNotEvaluated
+		r.Message = "sup is stopping; not delivered"
+	}
+	return r
+}
+
+// Run is the session's one delivery goroutine: it works through the queue
+// until done is closed, so no two deliveries ever interleave, and then
+// fails what is still queued.
+func (d *Desk) Run(done <-chan struct{}) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		j, failed, next := d.pick(time.Now())
+		for _, f := range failed {
+			d.finish(f.j, f.r)
+		}
+		if j != nil {
+			r := d.deliver(j)
+			d.mu.Lock()
+			d.active = nil
+			d.mu.Unlock()
+			d.finish(j, r)
+			continue
+		}
+		wait := time.Hour
+		if !next.IsZero() {
+			wait = max(time.Until(next), time.Millisecond)
+		}
+		timer.Reset(wait)
+		select {
+		case <-d.kick:
+		case <-timer.C:
+		case <-done:
+			d.dropQueue()
+			return
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// dropQueue fails what is still queued when sup ends.
+func (d *Desk) dropQueue() {
+	d.mu.Lock()
+	q := d.queue
+	d.queue = nil
+	d.mu.Unlock()
+	for _, j := range q {
+		d.finish(j, d.waitFailure(j, ipc.CodeNotRunning))
+	}
+}
+
+// deliver pastes j into the child (bringing a stopped child back first),
+// submits it, and waits for the ack, retrying as the policy allows.
+func (d *Desk) deliver(j *job) ipc.TriggerResult {
+	var r ipc.TriggerResult
+	c := d.sess.Child()
+	if c == nil {
+		var code ipc.Code
+		var err error
+		c, r.Fallback, code, err = d.sess.BringBack()
+		if err != nil {
+			r.Result, r.ErrorCode, r.Message = ipc.OutcomeFailed, code, err.Error()
+			return r
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		r.Attempts = attempt
+		payload := j.text
+		if d.sess.BracketedPaste() {
+			payload = pasteStart + payload + pasteEnd
+		}
+		writeAt := time.Now()
+		d.mu.Lock()
+		d.guard.Attempt(j.thread, writeAt)
+		if attempt == 1 {
+			d.metrics.observe("trigger_write_latency_ms", float64(writeAt.Sub(j.queued).Microseconds())/1000)
+		} else {
+			d.metrics.inc("trigger_retry_total")
+		}
+		d.mu.Unlock()
+		err := d.sess.Write(c, []byte(payload))
+		switch {
+		case errors.Is(err, ErrChildGone):
+			return cancelled(r, "the agent ended before the trigger was written")
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			r.Result, r.ErrorCode = ipc.OutcomeTimeout, ipc.CodeAckTimeout
+			r.Message = fmt.Sprintf("the agent did not read its input within %s", WriteTimeout)
+			return r
+		case err != nil:
+			return cancelled(r, "write to the agent's pty: "+err.Error())
+		}
+		d.log.Info("trigger_written", "trigger_id", j.id, "attempt", attempt, "bytes", len(payload), "bracketed", len(payload) != len(j.text))
+		by, gone := d.waitAck(c, j, writeAt)
+		switch {
+		case gone:
+			return cancelled(r, "the agent ended before it acknowledged the trigger")
+		case by != "":
+			r.Result, r.AckedBy, r.DeliveredAt = ipc.OutcomeDelivered, by, writeAt.UnixMilli()
+			return r
+		}
+		trace := d.payloadOnScreen(j)
+		retry, backoff := d.cfg.AfterTimeout(attempt, trace)
+		if !retry {
+			r.Result, r.ErrorCode = ipc.OutcomeTimeout, ipc.CodeAckTimeout
+			r.Message = fmt.Sprintf("no acknowledgement within %s after %d attempt(s)", j.ackTimeout, attempt)
+			if trace {
+				r.Message += "; the text is still on the screen, so it was not pasted again"
+			}
+			return r
+		}
+		select {
+		case <-time.After(backoff):
+		case <-c.Done():
+			return cancelled(r, "the agent ended while the trigger waited to retry")
+		}
+	}
+}
+
+func cancelled(r ipc.TriggerResult, why string) ipc.TriggerResult {
+	r.Result, r.ErrorCode, r.Message = ipc.OutcomeFailed, ipc.CodeTriggerCancelled, why
+	return r
+}
+
+// waitAck waits up to the job's ack timeout for the agent to take the
+// trigger; gone reports that c ended (or was replaced) meanwhile.
+func (d *Desk) waitAck(c Child, j *job, writeAt time.Time) (by string, gone bool) {
+	deadline := time.NewTimer(time.Until(writeAt.Add(j.ackTimeout)))
+	defer deadline.Stop()
+	tick := time.NewTicker(AckPoll)
+	defer tick.Stop()
+	marker := d.cfg.Marker(j.id)
+	for {
+		if d.sess.Child() != c {
+			return "", true
+		}
+		if by := d.acked(j, writeAt, marker); by != "" {
+			return by, false
+		}
+		select {
+		case <-deadline.C:
+			return d.acked(j, writeAt, marker), false
+		case <-c.Done():
+			return "", true
+		case <-d.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// acked says what, if anything, shows that the agent took the trigger
+// written at writeAt: a submitted-prompt hook naming it, the agent turning
+// busy, or the configured marker on the screen.
+func (d *Desk) acked(j *job, writeAt time.Time, marker string) string {
+	f := d.sess.AckFacts(time.Now())
+	if f.Prompt != "" && !f.PromptAt.Before(writeAt) &&
+		(strings.Contains(f.Prompt, "id="+j.id) || strings.Contains(f.Prompt, head(j.p.Prompt))) {
+		return "hook"
+	}
+	if f.Busy && !f.Since.Before(writeAt) {
+		return "activity"
+	}
+	if marker != "" {
+		if strings.Contains(d.sess.ScreenText(), marker) {
+			return "marker"
+		}
+	}
+	return ""
+}
+
+// minTrace is the shortest head worth looking for on the screen: a
+// shorter one would be found in unrelated text.
+const minTrace = 8
+
+// payloadOnScreen reports whether the trigger's text may still sit in the
+// agent's input box: a draft, or its first line visible on the screen (a
+// head shorter than minTrace cannot tell, and counts as no trace).
+func (d *Desk) payloadOnScreen(j *job) bool {
+	if d.sess.AckFacts(time.Now()).Draft != "" {
+		return true
+	}
+	h := head(j.text)
+	return utf8.RuneCountInString(h) >= minTrace && strings.Contains(d.sess.ScreenText(), h)
+}
+
+// head is the start of text's first non-blank line, short enough to fit
+// on one screen row.
+func head(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			for i := range line {
+				if utf8.RuneCountInString(line[:i]) >= 40 {
+					return line[:i]
+				}
+			}
+			return line
+		}
+	}
+	return text
+}

@@ -1,0 +1,21 @@
+//go:build linux
+
+// Package desk is a session's trigger desk: it takes triggers (the
+// `trigger` method), answers repeats from the idempotency table, keeps the
+// queue that one delivery goroutine works through (so deliveries never
+// interleave), holds each one at the collision gates, pastes it into the
+// agent, waits for the agent to acknowledge it, retries as the policy
+// allows, and books the outcome: the audit line first (synced), then the
+// table, the counts, the metrics and a `trigger` event
+// (specs/triggers.md). The policy itself — sanitising, envelopes, gates,
+// timeouts, the loop guard — is the pure package supervisor/trigger.
+//
+// The desk talks to its session only through the Session interface: the
+// gates, the running child, a write under the session's input lock, the
+// screen, bringing a stopped child back, and publishing events.
+//
+// Locks: the desk owns one lock, Desk.mu, over its queue, table, guard,
+// counts and metrics. It never calls into the Session while holding it
+// (the gates and the loop guard's progress token are read before it is
+// taken), so no order between the desk's lock and the session's exists.
+package desk

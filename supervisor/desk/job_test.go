@@ -1,0 +1,72 @@
+//go:build linux
+
+package desk
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
+)
+
+// TestNewJobRefusesBadParams: every bad trigger request is refused before
+// it is queued, with a code and a message naming the field and what is
+// valid. (The delivery paths are tested through a real session in
+// supervisor/session_test.go.)
+func TestNewJobRefusesBadParams(t *testing.T) {
+	d := New(trigger.Config{MaxPromptBytes: 16}, nil, nil, nil)
+	tests := []struct {
+		p    ipc.TriggerParams
+		code ipc.Code
+		msg  string
+	}{
+		{ipc.TriggerParams{Prompt: "x"}, ipc.CodeBadRequest, `trigger_id "": need an id of letters`},
+		{ipc.TriggerParams{TriggerID: "t", ThreadID: "\x1b", Prompt: "x"}, ipc.CodeBadRequest, "thread_id \"\\x1b\": need letters"},
+		{ipc.TriggerParams{TriggerID: "t"}, ipc.CodeBadRequest, "params need prompt"},
+		{ipc.TriggerParams{TriggerID: "t", Prompt: strings.Repeat("x", 17)}, ipc.CodePayloadTooLarge, "trigger: "},
+		{ipc.TriggerParams{TriggerID: "t", Prompt: "\x1b\x07"}, ipc.CodeBadRequest, "only control characters"},
+		{ipc.TriggerParams{TriggerID: "t", Prompt: "x", AckTimeoutMS: -1}, ipc.CodeBadRequest, "ack_timeout_ms -1: must be positive"},
+		{ipc.TriggerParams{TriggerID: "t", Prompt: "x", ForceOverride: true}, ipc.CodeBadRequest, "trigger: "},
+	}
+	for _, tt := range tests {
+		_, err := d.newJob(tt.p)
+		var ie *ipc.Error
+		if !errors.As(err, &ie) || ie.Code != tt.code || !strings.Contains(ie.Message, tt.msg) {
+			t.Errorf("%+v: %v, want %s containing %q", tt.p, err, tt.code, tt.msg)
+		}
+	}
+}
+
+// TestNewJobEnvelope: the pasted text is the sanitised prompt in its
+// envelope, on the default thread, unless the envelope is turned off.
+func TestNewJobEnvelope(t *testing.T) {
+	d := New(trigger.Config{}, nil, nil, nil)
+	j, err := d.newJob(ipc.TriggerParams{TriggerID: "t1", Prompt: "run\x1b[31m it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.thread != defaultThread || !strings.HasPrefix(j.text, "[BRIDGE_TRIGGER id=t1 thread=default") || strings.Contains(j.text, "\x1b") {
+		t.Fatalf("job %q on thread %q", j.text, j.thread)
+	}
+	off := false
+	if j, err = d.newJob(ipc.TriggerParams{TriggerID: "t2", Prompt: "plain", Envelope: &off}); err != nil || j.text != "plain" {
+		t.Fatalf("envelope off: %q, %v", j.text, err)
+	}
+}
+
+// TestHead: the head looked for on the screen is the first non-blank
+// line, at most 40 runes.
+func TestHead(t *testing.T) {
+	for in, want := range map[string]string{
+		"\n  first line  \nsecond":  "first line",
+		strings.Repeat("é", 50):     strings.Repeat("é", 40),
+		"":                          "",
+		"[BRIDGE_TRIGGER id=x]\nhi": "[BRIDGE_TRIGGER id=x]",
+	} {
+		if got := head(in); got != want {
+			t.Errorf("head(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+//go:build linux
+
+package desk
+
+import (
+	"errors"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Session is what the desk needs from the session it delivers to. Every
+// method takes the session's own locks as it needs them; the desk calls
+// none of them while it holds its own.
+type Session interface {
+	// Gates is the session's state as a waiting trigger sees it.
+	Gates(now time.Time) Gates
+	// Progress is the loop guard's token for the agent's state: it
+	// changes when the conversation moves on (a new assistant message, a
+	// key from the human).
+	Progress() string
+	// Child is the running child, nil between runs.
+	Child() Child
+	// BringBack restarts a child that is not running and waits until it
+	// is ready for input; mode is "resume" or "fresh", code the error code
+	// a failure carries.
+	BringBack() (c Child, mode string, code ipc.Code, err error)
+	// Write writes payload to c's input under the session's input lock,
+	// then, after the profile's submit delay, a separate "\r". It fails
+	// with ErrChildGone once c is not the running child, and with
+	// os.ErrDeadlineExceeded when the child does not read within
+	// WriteTimeout.
+	Write(c Child, payload []byte) error
+	// BracketedPaste reports whether the agent asked for bracketed paste
+	// (xterm mode 2004).
+	BracketedPaste() bool
+	// ScreenText is the text on the agent's screen, "" before the first
+	// child has one.
+	ScreenText() string
+	// AckFacts are the session's facts a delivery's acknowledgement is
+	// read from.
+	AckFacts(now time.Time) AckFacts
+	// Identity names the session and its document, for the audit trail.
+	Identity() (sessionID, document string)
+	// Publish sends an event to the session's subscribers.
+	Publish(event string, data map[string]any)
+}
+
+// Child is one run of the agent, compared by identity: a delivery meant
+// for one child never types into its successor.
+type Child interface {
+	// Done is closed once the child has ended.
+	Done() <-chan struct{}
+}
+
+// Gates is what the session's state says to a waiting trigger.
+type Gates struct {
+	OperatorBusy bool // keys within the quiet window, or a draft in the input box
+	AgentBusy    bool // mid-turn, a prompt open, or the first child not started yet
+	Stopped      bool // sup is stopping: nothing will be delivered
+}
+
+// AckFacts are what shows that the agent took a trigger.
+type AckFacts struct {
+	Prompt   string    // the last prompt a submitted-prompt hook reported
+	PromptAt time.Time // when it arrived
+	Busy     bool      // the agent is busy
+	Since    time.Time // since when its activity is what it is
+	Draft    string    // unsent text in the agent's input box
+}
+
+// ErrChildGone is what Session.Write returns once the child it was given
+// is no longer the running one.
+var ErrChildGone = errors.New("the child ended")
+
+// WriteTimeout bounds a write into a pty whose child stopped reading.
+const WriteTimeout = 5 * time.Second

@@ -1,0 +1,212 @@
+//go:build linux
+
+package plan
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed profiles/*.yaml
+var builtinProfiles embed.FS
+
+// AgentSessionPlaceholder is replaced in resume_args by the agent's own
+// session id, learned from its hooks.
+const AgentSessionPlaceholder = "{agent_session_id}"
+
+// Profile says how to run one kind of agent.
+type Profile struct {
+	Name       string   `yaml:"-"`
+	Source     string   `yaml:"-"` // "builtin" or the user file's path
+	Command    []string `yaml:"command"`
+	ResumeArgs []string `yaml:"resume_args"`
+	// HeadlessResume are the arguments, after command, that continue a
+	// conversation without a terminal, for the broker's last routing
+	// fallback (no tmux): {agent_session_id} and {prompt} are replaced.
+	HeadlessResume []string `yaml:"headless_resume"`
+	EnvPassthrough []string `yaml:"env_passthrough"`
+	// SubmitDelay separates pasted text from the Enter that submits it:
+	// agents read an Enter arriving with a paste as a newline.
+	SubmitDelay time.Duration `yaml:"submit_delay"`
+	// Classify reads the agent's screen (specs/detection.md, "Classifier
+	// packs"), kept as written and compiled by the supervisor
+	// (supervisor.CompilePack). A user profile's classify: section
+	// replaces the built-in pack whole (rules are never merged); an empty
+	// `classify:` removes it. nil: no screen rules.
+	Classify *PackSource `yaml:"classify"`
+}
+
+// PackSource is a profile's `classify:` section as written. The plan does
+// not compile it: the classifier needs the screen emulator, which the
+// broker and every other importer of the plan must not pull in.
+type PackSource struct {
+	Node yaml.Node
+	// Origin is where the section was read, the prefix of its compile
+	// errors: "built-in profile claude" or "profile /path/claude.yaml".
+	Origin string
+}
+
+// UnmarshalYAML keeps the section's node; LoadProfile sets Origin.
+func (s *PackSource) UnmarshalYAML(n *yaml.Node) error {
+	*s = PackSource{Node: *n}
+	return nil
+}
+
+var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// globalSelectors resume "the last conversation", which may belong to another
+// document: a restart must name the exact session or start fresh.
+var globalSelectors = []string{"--continue", "-c", "--last", "--resume-last"}
+
+// LoadProfile returns the named profile: the built-in one overlaid field by
+// field with $XDG_CONFIG_HOME/sup/profiles/NAME.yaml when that file exists, or
+// the user file alone for a name sup does not ship.
+func LoadProfile(configDir, name string) (Profile, error) {
+	if !profileName.MatchString(name) {
+		return Profile{}, fmt.Errorf("profile %q: name must match %s", name, profileName)
+	}
+	p := Profile{Name: name, Source: "builtin"}
+	builtin, berr := builtinProfiles.ReadFile("profiles/" + name + ".yaml")
+	if berr == nil {
+		if err := decodeYAML(builtin, &p); err != nil {
+			return Profile{}, fmt.Errorf("built-in profile %s: %w", name, err)
+		}
+		if p.Classify != nil {
+			p.Classify.Origin = "built-in profile " + name
+		}
+	}
+	userPath := filepath.Join(configDir, "profiles", name+".yaml")
+	user, uerr := os.ReadFile(userPath)
+	switch {
+	case uerr == nil:
+		p.Source = userPath
+		if err := decodeYAML(user, &p); err != nil {
+			return Profile{}, fmt.Errorf("profile %s: %w", userPath, err)
+		}
+		if p.Classify != nil && p.Classify.Origin == "" { // the user file has its own section
+			p.Classify.Origin = "profile " + userPath
+		}
+	case !errors.Is(uerr, fs.ErrNotExist):
+		return Profile{}, fmt.Errorf("read profile: %w", uerr)
+	case berr != nil:
+		return Profile{}, fmt.Errorf("unknown profile %q (available: %s)", name, strings.Join(ProfileNames(configDir), ", "))
+	}
+	if err := p.validate(); err != nil {
+		return Profile{}, fmt.Errorf("profile %s (%s): %w", name, p.Source, err)
+	}
+	return p, nil
+}
+
+// ProfileNames lists the built-in and user profile names, sorted.
+func ProfileNames(configDir string) []string {
+	seen := map[string]bool{}
+	entries, _ := fs.ReadDir(builtinProfiles, "profiles")
+	user, _ := os.ReadDir(filepath.Join(configDir, "profiles")) // Best effort: a missing dir has no profiles.
+	for _, e := range append(entries, user...) {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && profileName.MatchString(name) {
+			seen[name] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (p Profile) validate() error {
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		return errors.New("command must be a non-empty list")
+	}
+	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
+		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)
+	}
+	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
+		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
+	}
+	if len(p.HeadlessResume) > 0 && (!containsPlaceholder(p.HeadlessResume) || !containsString(p.HeadlessResume, PromptPlaceholder)) {
+		return fmt.Errorf("headless_resume must contain %s and %s", AgentSessionPlaceholder, PromptPlaceholder)
+	}
+	for _, a := range append(append([]string{}, p.ResumeArgs...), p.HeadlessResume...) {
+		for _, g := range globalSelectors {
+			if a == g {
+				return fmt.Errorf("resume_args must not use the global selector %s: it may resume another document's conversation", a)
+			}
+		}
+	}
+	return nil
+}
+
+func containsPlaceholder(args []string) bool { return containsString(args, AgentSessionPlaceholder) }
+
+func containsString(args []string, s string) bool {
+	for _, a := range args {
+		if strings.Contains(a, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// PromptPlaceholder is replaced in headless_resume by the prompt.
+const PromptPlaceholder = "{prompt}"
+
+// HeadlessArgv is the command line that continues conversation id with
+// prompt and no terminal, or false when the profile cannot.
+func (p Profile) HeadlessArgv(id, prompt string, env map[string]string) ([]string, bool) {
+	if len(p.HeadlessResume) == 0 || id == "" {
+		return nil, false
+	}
+	argv, _ := p.Argv(nil, "", env)
+	for _, a := range p.HeadlessResume {
+		a = strings.ReplaceAll(a, AgentSessionPlaceholder, id)
+		argv = append(argv, strings.ReplaceAll(a, PromptPlaceholder, prompt))
+	}
+	return argv, true
+}
+
+// Argv builds the command line: the profile's command expanded against the
+// child's env (or the override, literally), plus resume_args when an agent session id is known. Without
+// one the agent starts fresh; sup never guesses which conversation to resume.
+func (p Profile) Argv(override []string, agentSessionID string, env map[string]string) (argv []string, resumed bool) {
+	if len(override) > 0 {
+		// Taken literally: the user's shell already expanded it, and a
+		// `$x` meant for `sh -c` must reach sh.
+		argv = append(argv, override...)
+	} else {
+		for _, a := range p.Command {
+			argv = append(argv, expandWithDefault(a, env))
+		}
+	}
+	if agentSessionID == "" || len(p.ResumeArgs) == 0 {
+		return argv, false
+	}
+	for _, a := range p.ResumeArgs {
+		argv = append(argv, strings.ReplaceAll(a, AgentSessionPlaceholder, agentSessionID))
+	}
+	return argv, true
+}
+
+// expandWithDefault expands $VAR, ${VAR} and ${VAR:-default}.
+func expandWithDefault(s string, env map[string]string) string {
+	return os.Expand(s, func(name string) string {
+		if n, def, ok := strings.Cut(name, ":-"); ok {
+			if v := env[n]; v != "" {
+				return v
+			}
+			return def
+		}
+		return env[name]
+	})
+}

@@ -1,0 +1,146 @@
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// guardEnv marks a re-executed sup as a supervisor's guard; its value is the
+// session id. An environment variable, not a verb: the guard is no part of
+// the CLI.
+const guardEnv = "SUP_GUARD_SESSION"
+
+// Guard is the helper process that ends the agent's processes when sup
+// itself is SIGKILLed and can run no code (specs/reliability.md). It holds
+// the read end of a pipe whose only write end is sup's: EOF means sup is
+// gone.
+type Guard struct {
+	w   *os.File
+	log *slog.Logger
+}
+
+// StartGuard starts the guard for a session. It stays in sup's session (so
+// the family code never takes it for the agent's), in a process group of
+// its own, and ignores the signals that end a pane, so it outlives sup long
+// enough to clean up.
+func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), guardEnv+"="+sessionID)
+	cmd.ExtraFiles = []*os.File{r} // fd 3
+	// Its own process group: the hangup of a closing pane goes to the
+	// foreground group, and could come before the guard (a Go program
+	// still starting) has ignored SIGHUP.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	go func() {
+		err := cmd.Wait()
+		log.Info("guard_exited", "pid", cmd.Process.Pid, "err", err)
+	}()
+	log.Info("guard_started", "pid", cmd.Process.Pid)
+	return &Guard{w: w, log: log}, nil
+}
+
+// Run tells the guard which run is current. A nil guard ignores it.
+func (g *Guard) Run(pid int) { g.send("run", pid) }
+
+// End tells the guard that run pid is over. A nil guard ignores it.
+func (g *Guard) End(pid int) { g.send("end", pid) }
+
+func (g *Guard) send(what string, pid int) {
+	if g == nil {
+		return
+	}
+	if _, err := fmt.Fprintf(g.w, "%s %d\n", what, pid); err != nil {
+		g.log.Warn("guard_unreachable", "err", err)
+	}
+}
+
+// Close lets the guard go: sup is exiting normally, its runs are over.
+func (g *Guard) Close() {
+	if g != nil {
+		g.w.Close() // Best effort: the guard then sweeps (finding nothing) and exits.
+	}
+}
+
+// RunGuardIfAsked turns this process into a supervisor's guard when sup
+// started it as one, and never returns then. main calls it first.
+func RunGuardIfAsked() {
+	id := os.Getenv(guardEnv)
+	if id == "" {
+		return
+	}
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGPIPE)
+	current := 0
+	sc := bufio.NewScanner(os.NewFile(3, "guard-pipe"))
+	for sc.Scan() {
+		what, n, _ := strings.Cut(sc.Text(), " ")
+		pid, _ := strconv.Atoi(n)
+		switch {
+		case what == "run":
+			current = pid
+		case what == "end" && pid == current:
+			current = 0
+		}
+	}
+	sweepOrphaned(id, current)
+	os.Exit(0)
+}
+
+// sweepOrphaned SIGKILLs what is left of session id's agent after its
+// supervisor died: the members of the current run's session (leader
+// included: its Pdeathsig may have raced), and any process carrying
+// SUP_SESSION=id in its environment (daemons that left the session and
+// were reparented away from sup when it died). It repeats until a scan
+// finds nothing, since a dying parent may still fork.
+func sweepOrphaned(id string, leader int) {
+	marker := []byte("SUP_SESSION=" + id + "\x00")
+	self := os.Getpid()
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		found := 0
+		for _, p := range procTable() {
+			if p.pid == self || p.zombie {
+				continue
+			}
+			if leader > 0 && p.sid == leader || hasEnv(p.pid, marker) {
+				syscall.Kill(p.pid, syscall.SIGKILL) // Best effort: it may have just exited.
+				found++
+			}
+		}
+		if found == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// hasEnv reports whether pid's initial environment holds the entry marker
+// (NAME=value followed by NUL).
+func hasEnv(pid int, marker []byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	return bytes.HasPrefix(env, marker) || bytes.Contains(env, append([]byte{0}, marker...))
+}

@@ -1,0 +1,266 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/plan"
+)
+
+// The in-process rig: a real Session and its trigger desk running the
+// fakeagent behind a real pty, with the session's own terminal a pty pair
+// from pty.Open whose master plays the tmux pane (the operator types into
+// it; the session's output is drained from it). No tmux, no socket, no sup
+// binary: the paths end-to-end tests reach, at unit-test cost.
+
+// sessionConfig shortens the trigger policy's windows; the marker is what
+// fakeagent -ack prints.
+const sessionConfig = `activity: {quiet_window: 400ms}
+trigger:
+  recheck: 50ms
+  ack_timeout: 3s
+  retry_backoff: 100ms
+  ack_marker: "ACK_TRIGGER:{id}"
+`
+
+type sessionRig struct {
+	t      *testing.T
+	s      *Session
+	pane   *os.File // the master of the session's terminal: what tmux would hold
+	out    testutil.Buffer
+	record string // every byte the agent read
+
+	mu     sync.Mutex
+	events []map[string]any // "trigger" events
+}
+
+// newSessionRig starts a session whose profile is the built-in shell one
+// (no screen rules: the pty's foreground process says ready or busy),
+// overlaid with profile, running the fakeagent with args plus -raw and
+// -record.
+func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
+	t.Helper()
+	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	dir := t.TempDir()
+	r := &sessionRig{t: t, record: filepath.Join(dir, "record")}
+	for path, content := range map[string]string{
+		"config/sup/config.yaml":         sessionConfig,
+		"config/sup/profiles/shell.yaml": profile,
+		"doc.md":                         "# in-process session\n",
+	} {
+		path = filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := plan.Options{
+		Document: "doc.md", Profile: "shell", InvocationDir: dir,
+		Command: append([]string{fake, "-raw", "-record", r.record}, args...),
+		Environ: []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+			"XDG_STATE_HOME=" + filepath.Join(dir, "state")},
+	}
+	pl, err := plan.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pane, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := pty.Winsize{Rows: 24, Cols: 80}
+	if err := pty.Setsize(pane, &size); err != nil {
+		t.Fatal(err)
+	}
+	r.pane = pane
+	go io.Copy(&r.out, pane) // Best effort: drained until the pane closes.
+	logFile, err := os.Create(filepath.Join(dir, "session.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.s = NewSession(pl, o, tty, tty, size, slog.New(slog.NewTextHandler(logFile, nil)))
+	r.s.SetPublisher(func(event string, data map[string]any) {
+		if event == "trigger" {
+			r.mu.Lock()
+			r.events = append(r.events, data)
+			r.mu.Unlock()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		if _, err := r.s.Run(ctx); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-ran:
+		case <-time.After(15 * time.Second):
+			t.Errorf("the session did not end within 15s of its context")
+		}
+		tty.Close()
+		pane.Close()
+		logFile.Close()
+		if t.Failed() {
+			log, _ := os.ReadFile(logFile.Name()) // Best effort: for the failure report.
+			t.Logf("session log:\n%s\npane:\n%q", log, r.out.String())
+		}
+	})
+	// The shell profile reads ready from the pty's foreground process at
+	// once; the fakeagent reads its input only once it says so.
+	testutil.WaitUntil(t, 10*time.Second, "the agent to be ready", func() bool {
+		return r.s.current() != nil && strings.Contains(r.out.String(), "fakeagent ready")
+	})
+	return r
+}
+
+func (r *sessionRig) recorded() string {
+	data, _ := os.ReadFile(r.record) // Best effort: absent until the first byte.
+	return string(data)
+}
+
+// trigger hands p to the desk as the `trigger` method would.
+func (r *sessionRig) trigger(p ipc.TriggerParams) ipc.TriggerResult {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := r.s.desk.Trigger(ctx, p)
+	if err != nil {
+		r.t.Fatalf("trigger %s: %v", p.TriggerID, err)
+	}
+	return res
+}
+
+// outcome waits for the trigger event of id.
+func (r *sessionRig) outcome(id string, timeout time.Duration) map[string]any {
+	r.t.Helper()
+	var ev map[string]any
+	testutil.WaitUntil(r.t, timeout, "the outcome of "+id, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, e := range r.events {
+			if e["trigger_id"] == id {
+				ev = e
+				return true
+			}
+		}
+		return false
+	})
+	return ev
+}
+
+// TestSessionTriggerPasteThenEnter: a trigger reaches the agent as one
+// write of its envelope and, a submit delay later, a separate "\r" — never
+// an Enter inside the paste, which agents read as a newline.
+func TestSessionTriggerPasteThenEnter(t *testing.T) {
+	r := newSessionRig(t, "submit_delay: 400ms\n", "-ack")
+	done := make(chan ipc.TriggerResult, 1)
+	go func() { done <- r.trigger(ipc.TriggerParams{TriggerID: "t1", Prompt: "run the tests", Wait: true}) }()
+	testutil.WaitUntil(t, 5*time.Second, "the pasted envelope", func() bool {
+		return strings.Contains(r.recorded(), "[BRIDGE_TRIGGER id=t1")
+	})
+	if got := r.recorded(); strings.Contains(got, "\r") {
+		t.Fatalf("the Enter came with the paste, not after the submit delay: %q", got)
+	}
+	var res ipc.TriggerResult
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no outcome within 10s")
+	}
+	if res.Result != ipc.OutcomeDelivered || res.AckedBy != "marker" || res.Attempts != 1 {
+		t.Fatalf("result %+v, want delivered, acked by the marker, in one attempt", res)
+	}
+	got := r.recorded()
+	if strings.Count(got, "\r") != 1 || !strings.HasSuffix(got, "\r") {
+		t.Fatalf("the agent read %q, want the envelope then one \\r", got)
+	}
+}
+
+// TestSessionTriggerDeferredWhileTyping: keys from the operator defer a
+// trigger (OPERATOR_BUSY) until the quiet window has passed; then it is
+// delivered after what the operator typed.
+func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
+	r := newSessionRig(t, "", "-ack")
+	if _, err := r.pane.WriteString("x"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the key to reach the agent", func() bool { return r.recorded() == "x" })
+	res := r.trigger(ipc.TriggerParams{TriggerID: "t2", Prompt: "after the human"})
+	if res.Result != ipc.OutcomeDeferred || res.ErrorCode != ipc.CodeOperatorBusy {
+		t.Fatalf("while the operator types: %+v, want deferred OPERATOR_BUSY", res)
+	}
+	if ev := r.outcome("t2", 10*time.Second); ev["result"] != ipc.OutcomeDelivered {
+		t.Fatalf("after the quiet window: %v, want delivered", ev)
+	}
+	if got := r.recorded(); !strings.HasPrefix(got, "x[BRIDGE_TRIGGER id=t2") {
+		t.Fatalf("the agent read %q, want the key, then the trigger", got)
+	}
+}
+
+// TestSessionRestartCancelsDelivery: a delivery waiting for its
+// acknowledgement ends TRIGGER_CANCELLED when the child it was written to
+// is restarted; it is never typed into the successor.
+func TestSessionRestartCancelsDelivery(t *testing.T) {
+	// No -ack, and a screen rule that never matches instead of the
+	// foreground process: nothing acknowledges the trigger. (With the
+	// foreground rule, the dying child's last moments can read as busy,
+	// which counts as an acknowledgement by activity.)
+	r := newSessionRig(t, "classify:\n  rules: [{name: never, activity: busy, screen: NEVER_ON_SCREEN}]\n")
+	res := r.trigger(ipc.TriggerParams{TriggerID: "t3", Prompt: "lost in the restart"})
+	if res.Result != ipc.OutcomeAccepted {
+		t.Fatalf("trigger: %+v, want accepted", res)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the write", func() bool { return strings.Contains(r.recorded(), "id=t3") })
+	old := r.s.current()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := r.s.request(ctx, control{kind: ctrlRestart, fresh: true}); err != nil {
+		t.Fatal(err)
+	}
+	ev := r.outcome("t3", 10*time.Second)
+	if ev["result"] != ipc.OutcomeFailed || ev["error_code"] != ipc.CodeTriggerCancelled {
+		t.Fatalf("outcome %v, want failed TRIGGER_CANCELLED", ev)
+	}
+	if c := r.s.current(); c == nil || c == old {
+		t.Fatalf("no new child after the restart")
+	}
+	if n := strings.Count(r.recorded(), "id=t3"); n != 1 {
+		t.Fatalf("the trigger was written %d times, want once (never into the successor)", n)
+	}
+}
+
+// TestSessionTriggerRepeat: a trigger id already delivered answers its
+// first outcome, marked repeat, and is not typed again.
+func TestSessionTriggerRepeat(t *testing.T) {
+	r := newSessionRig(t, "", "-ack")
+	p := ipc.TriggerParams{TriggerID: "t4", Prompt: "only once", Wait: true}
+	first := r.trigger(p)
+	if first.Result != ipc.OutcomeDelivered {
+		t.Fatalf("first: %+v, want delivered", first)
+	}
+	again := r.trigger(p)
+	if !again.Repeat || again.Result != first.Result || again.DeliveredAt != first.DeliveredAt {
+		t.Fatalf("repeat: %+v, want the first outcome %+v marked repeat", again, first)
+	}
+	if n := strings.Count(r.recorded(), "id=t4"); n != 1 {
+		t.Fatalf("the agent read the trigger %d times, want once", n)
+	}
+}

@@ -1,0 +1,31 @@
+//go:build linux
+
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// WriteQueueFile replaces path atomically (a temporary file renamed over
+// it, 0600 in a 0700 dir), so a reader sees the old facts or the new ones,
+// never half a file. The temporary name does not end in .json: readers
+// skip it.
+func WriteQueueFile(path string, f ipc.QueueFacts) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode queue facts: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("queue dir: %w", err)
+	}
+	if err := replaceFile(path, "."+filepath.Base(path)+".*.tmp", data, false); err != nil {
+		return fmt.Errorf("replace queue file: %w", err)
+	}
+	return nil
+}

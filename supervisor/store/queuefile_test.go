@@ -1,0 +1,45 @@
+//go:build linux
+
+package store
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// TestWriteQueueFile: the file is created with its dir (0700), is
+// 0600, is replaced whole, and leaves no temporary file behind.
+func TestWriteQueueFile(t *testing.T) {
+	rt := t.TempDir()
+	path := ipc.QueueFile(rt, "s1")
+	for _, f := range []ipc.QueueFacts{
+		{SessionID: "s1", Name: "a", Activity: "busy", SupPID: 7, Lifecycle: "running"},
+		{SessionID: "s1", Name: "a", Activity: "ready", Reason: "stopped", WaitingSince: 5, SupPID: 7, Lifecycle: "running"},
+	} {
+		if err := WriteQueueFile(path, f); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got ipc.QueueFacts
+		if err := json.Unmarshal(data, &got); err != nil || got != f {
+			t.Fatalf("file holds %+v (%v), want %+v", got, err, f)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file: %v, %v; want mode 0600", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("dir: %v, %v; want mode 0700", fi, err)
+	}
+	// ReadDir, not Glob: "*" would not match a leftover dot-file.
+	if entries, err := os.ReadDir(filepath.Dir(path)); err != nil || len(entries) != 1 {
+		t.Fatalf("queue dir holds %v (%v), want only the file", entries, err)
+	}
+}
