@@ -30,6 +30,11 @@ type State struct {
 	OperatorBusy   bool           `msgpack:"operator_busy" json:"operator_busy"` // keys within the quiet window, or a draft
 	Draft          string         `msgpack:"draft" json:"draft"`                 // unsent text in the agent's input box
 	LastInputAt    int64          `msgpack:"last_input_at" json:"last_input_at"`
+	// Focused says whether a human looks at the pane: the terminal's last
+	// focus report (in or out). nil until one came: only agents that turn
+	// on focus tracking (?1004) get them, and tmux needs focus-events on.
+	Focused   *bool `msgpack:"focused" json:"focused"`
+	FocusedAt int64 `msgpack:"focused_at" json:"focused_at"` // when that report came
 	LastOutputAt   int64          `msgpack:"last_output_at" json:"last_output_at"`
 	Health         string         `msgpack:"health" json:"health"`
 	RestartCount   int            `msgpack:"restart_count" json:"restart_count"`

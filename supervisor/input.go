@@ -92,33 +92,45 @@ var errNoChild = errors.New("no child is running")
 // becomes a newline instead of a submit. A write that cannot finish within
 // timeout (the child stopped reading) fails instead of wedging the caller.
 func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Duration) (int, error) {
-	return r.write(nil, data, submit, delay, timeout)
+	n, _, err := r.write(nil, data, submit, delay, timeout, nil)
+	return n, err
 }
 
-// injectTo is inject into one child only: it fails with errNoChild once
-// master is no longer the running child's, so a delivery meant for a child
-// that ended never types into its successor.
-func (r *inputRouter) injectTo(master *os.File, data []byte, submit bool, delay, timeout time.Duration) (int, error) {
-	return r.write(master, data, submit, delay, timeout)
+// errGateClosed is what deliverTo returns when allow said no.
+var errGateClosed = errors.New("gate closed")
+
+// deliverTo is inject of a trigger into one child only: it fails with
+// errNoChild once master is no longer the running child's, so a delivery
+// meant for a child that ended never types into its successor; and with
+// errGateClosed, writing nothing, unless allow says yes under the lock,
+// right before the first byte, so no key and no write can come between
+// the check and the paste. It returns when the "\r" went.
+func (r *inputRouter) deliverTo(master *os.File, data []byte, delay, timeout time.Duration, allow func() bool) (time.Time, error) {
+	_, at, err := r.write(master, data, true, delay, timeout, allow)
+	return at, err
 }
 
-func (r *inputRouter) write(want *os.File, data []byte, submit bool, delay, timeout time.Duration) (int, error) {
+func (r *inputRouter) write(want *os.File, data []byte, submit bool, delay, timeout time.Duration, allow func() bool) (int, time.Time, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.master == nil || (want != nil && r.master != want) {
-		return 0, errNoChild
+		return 0, time.Time{}, errNoChild
+	}
+	if allow != nil && !allow() {
+		return 0, time.Time{}, errGateClosed
 	}
 	r.master.SetWriteDeadline(time.Now().Add(timeout)) // Best effort: a pollable master supports it.
 	defer r.master.SetWriteDeadline(time.Time{})
 	n, err := r.master.Write(data)
 	if err != nil || !submit {
-		return n, err
+		return n, time.Now(), err
 	}
 	if len(data) > 0 && delay > 0 {
 		time.Sleep(delay)
 	}
+	at := time.Now()
 	m, err := r.master.Write([]byte{'\r'})
-	return n + m, err
+	return n + m, at, err
 }
 
 // endOfInput passes the end of piped input on to the child (and to every
@@ -142,18 +154,18 @@ func (r *inputRouter) sendEOF() {
 	r.master.Write([]byte{tio.Cc[unix.VEOF]}) // Best effort.
 }
 
-// readInput forwards the pane's input until it ends.
+// readInput forwards the pane's input until it ends, through the
+// paneReader that tells the human's keys from the terminal's reports.
 func (s *Session) readInput() {
+	r := newPaneReader(s)
 	buf := make([]byte, proc.PumpBufSize)
 	for {
 		n, err := s.term.in.Read(buf)
 		if n > 0 {
-			s.mu.Lock()
-			s.act.Key(time.Now())
-			s.mu.Unlock()
-			s.in.route(buf[:n])
+			r.feed(buf[:n], time.Now())
 		}
 		if err != nil {
+			r.end()
 			if !s.term.inTTY {
 				s.in.endOfInput()
 			}
@@ -161,4 +173,27 @@ func (s *Session) readInput() {
 			return
 		}
 	}
+}
+
+// keyPressed books a key from the human; a key that may end a turn or
+// answer a prompt (interrupt) makes the screen be read again at once,
+// since no hook may say what it did.
+func (s *Session) keyPressed(at time.Time, interrupt bool) {
+	s.mu.Lock()
+	if interrupt {
+		s.act.Release(at)
+	} else {
+		s.act.Key(at)
+	}
+	s.mu.Unlock()
+	if v := s.view.Load(); v != nil {
+		v.idle() // the foreground rule and the screen look again
+	}
+}
+
+// setFocused records a focus report: whether a human looks at the pane.
+func (s *Session) setFocused(in bool, at time.Time) {
+	s.mu.Lock()
+	s.focused, s.focusedAt = &in, at
+	s.mu.Unlock()
 }

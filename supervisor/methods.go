@@ -84,6 +84,10 @@ func (s *Session) sessionState() ipc.State {
 	st.Draft = s.draft
 	st.OperatorBusy = act.OperatorBusy || s.draft != ""
 	st.LastInputAt = unixMilli(act.LastInputAt)
+	if s.focused != nil {
+		f := *s.focused
+		st.Focused, st.FocusedAt = &f, unixMilli(s.focusedAt)
+	}
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
 	}

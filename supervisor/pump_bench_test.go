@@ -70,7 +70,7 @@ func BenchmarkPump(b *testing.B) {
 			case 1:
 				d[i] = floodThrough(b, fake, func(r io.Reader) { proc.CopyOutput(io.Discard, r, func([]byte) {}) })
 			case 2:
-				v := newView(120, 40)
+				v := newView(120, 40, false)
 				d[i] = floodThrough(b, fake, func(r io.Reader) { proc.CopyOutput(io.Discard, r, v.model.Feed) })
 				dropped += v.model.Stats().DroppedBytes
 				v.model.Close()

@@ -76,6 +76,8 @@ type Session struct {
 	draft          string    // unsent text in the agent's input box, from the screen
 	lastPrompt     string    // the last prompt a UserPromptSubmit-like hook reported
 	lastPromptAt   time.Time // when it arrived
+	focused        *bool     // the pane's last focus report; nil: none yet
+	focusedAt      time.Time
 	act            *activity.Tracker
 	exitStatus     int
 	guard          *proc.Guard // nil unless Start made sup the family head

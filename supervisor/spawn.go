@@ -53,7 +53,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
 	c.Resumed = resumed
-	v := newView(int(size.Cols), int(size.Rows))
+	v := newView(int(size.Cols), int(size.Rows), pack == nil || !pack.HasRules())
 	s.showView(v)
 	s.goSafe(func() { c.Pump(s.term.out, s.tap(v)) })
 	s.goSafe(c.Wait)
@@ -80,7 +80,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
 	s.lifecycleSignal("spawn", activity.Unknown, "", false)
-	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce) })
+	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
 	return c, nil
 }
 

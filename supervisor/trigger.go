@@ -63,8 +63,10 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	running := s.child != nil
 	return desk.Gates{
 		OperatorBusy: st.OperatorBusy || s.draft != "",
-		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation) ||
-			s.lifecycle == LifecycleStarting,
+		// Unknown is never deliverable: a screen no rule recognises may
+		// be a dialog, and a paste with an Enter would answer it.
+		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation ||
+			st.Activity == activity.Unknown) || s.lifecycle == LifecycleStarting,
 		Stopped: s.lifecycle == LifecycleStopped,
 	}
 }
@@ -94,14 +96,20 @@ func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
 	return c, mode, code, nil
 }
 
-func (p deskPort) Write(c desk.Child, payload []byte) error {
+func (p deskPort) Write(c desk.Child, payload []byte, allow func(desk.Gates) bool) (time.Time, error) {
 	s := p.s
-	_, err := s.in.injectTo(c.(*proc.Child).Master(), payload, true, s.Plan().Profile.SubmitDelay, desk.WriteTimeout)
-	if errors.Is(err, errNoChild) {
-		return desk.ErrChildGone
+	at, err := s.in.deliverTo(c.(*proc.Child).Master(), payload, s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
+		func() bool { return allow(p.Gates(time.Now())) })
+	switch {
+	case errors.Is(err, errNoChild):
+		return at, desk.ErrChildGone
+	case errors.Is(err, errGateClosed):
+		return at, desk.ErrGateClosed
 	}
-	return err
+	return at, err
 }
+
+func (p deskPort) Envelope() bool { return p.s.Plan().Profile.EnvelopeOn() }
 
 func (p deskPort) BracketedPaste() bool {
 	v := p.s.view.Load()
@@ -117,10 +125,15 @@ func (p deskPort) ScreenText() string {
 
 func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
 	s := p.s
+	f := desk.AckFacts{LastOutput: time.UnixMilli(s.lastOutput.Load()), LineMode: s.lineMode()}
+	if c := s.current(); c != nil && f.LineMode {
+		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.act.State(now)
-	return desk.AckFacts{Prompt: s.lastPrompt, PromptAt: s.lastPromptAt, Busy: st.Activity == activity.Busy, Since: st.Since, Draft: s.draft}
+	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = s.lastPrompt, s.lastPromptAt, st.Activity == activity.Busy, st.Since, s.draft
+	return f
 }
 
 func (p deskPort) Identity() (string, string) {

@@ -13,14 +13,17 @@ import (
 // and the stream signals `state` reports, kept current by the model's
 // signal callback so that `state` never renders a screen.
 type view struct {
+	// lineMode: the profile has no screen rules, so the kernel's word on
+	// the foreground process decides (specs/detection.md, "Any program").
+	lineMode       bool
 	model          *screen.Model
 	kick           chan struct{} // the model caught up: time to look
 	title          atomic.Pointer[string]
 	bracketedPaste atomic.Bool
 }
 
-func newView(cols, rows int) *view {
-	v := &view{kick: make(chan struct{}, 1)}
+func newView(cols, rows int, lineMode bool) *view {
+	v := &view{kick: make(chan struct{}, 1), lineMode: lineMode}
 	v.model = screen.NewModel(cols, rows, screen.Options{OnSignal: v.signal, OnIdle: v.idle})
 	return v
 }
@@ -64,4 +67,11 @@ func (s *Session) showView(v *view) {
 	if old := s.view.Swap(v); old != nil {
 		old.model.Close()
 	}
+}
+
+// lineMode reports whether the current child's profile has no screen
+// rules (a shell, any plain program).
+func (s *Session) lineMode() bool {
+	v := s.view.Load()
+	return v != nil && v.lineMode
 }

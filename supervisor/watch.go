@@ -7,9 +7,8 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/foreground"
 	"github.com/sup-tmux/sup/supervisor/proc"
-	"github.com/sup-tmux/sup/supervisor/screen"
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -24,12 +23,15 @@ const (
 // watchScreen classifies the child's screen each time the screen model has
 // caught up with the output, until the child ends. needs_confirmation is
 // reported at once; ready only once the output has been quiet for the
-// debounce, because an agent between two bursts of output looks idle.
-func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce time.Duration) {
+// debounce, because an agent between two bursts of output looks idle. A
+// profile without screen rules is read from its foreground process
+// instead (lineVerdict), looked at again while it works quietly.
+func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce, busyWindow time.Duration) {
 	var last time.Time
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
 	defer recheck.Stop()
+	quietPoll := lineRecheckMin
 	for {
 		select {
 		case <-v.kick:
@@ -43,13 +45,22 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			continue
 		}
 		last = time.Now()
-		snap := v.model.Snapshot()
-		if snap.InFrame {
-			recheck.Reset(frameRetry)
-			continue
+		var res classify.Result
+		if v.lineMode {
+			var again time.Duration
+			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
+			if again > 0 {
+				recheck.Reset(again)
+			}
+		} else {
+			snap := v.model.Snapshot()
+			if snap.InFrame {
+				recheck.Reset(frameRetry)
+				continue
+			}
+			res = pack.Classify(snap)
+			s.setDraft(res.Draft)
 		}
-		res := s.classify(c, pack, snap)
-		s.setDraft(res.Draft)
 		if !res.Matched {
 			continue
 		}
@@ -65,26 +76,48 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 	}
 }
 
-// classify applies the profile's pack; a profile without screen rules (the
-// shell) is ready exactly when the pty's foreground process group is the
-// child's own: the shell waits at its prompt, no command runs.
-func (s *Session) classify(c *proc.Child, pack *classify.Pack, snap screen.Snapshot) classify.Result {
-	if pack != nil && pack.HasRules() {
-		return pack.Classify(snap)
+// How often a program that works without printing is looked at again: from
+// lineRecheckMin, doubling to lineRecheckMax while it stays busy. A program
+// that waits for the human is not looked at until it prints or a key comes.
+const (
+	lineRecheckMin = 100 * time.Millisecond
+	lineRecheckMax = 2 * time.Second
+)
+
+// lineVerdict is the rule for a profile without screen rules (specs/
+// detection.md, "Any program"): busy while the output is recent or the
+// foreground process group is not blocked reading the terminal, ready when
+// it is and the output is quiet. again is when to look next (0: not until
+// something happens).
+func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
+	now := time.Now()
+	lastOut := time.Time{}
+	if ms := s.lastOutput.Load(); ms >= c.StartedAt().UnixMilli() {
+		lastOut = time.UnixMilli(ms)
 	}
-	var pgrp int
-	err := proc.FDControl(c.Master(), func(fd int) (err error) {
-		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-		return err
-	})
+	facts, err := foreground.Sample(c.Master())
+	if err != nil {
+		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
+	}
+	v := foreground.Decide(facts, lastOut, now, busyWindow)
+	res = classify.Result{Activity: activity.Ready, Reason: v.Reason, Rule: v.Rule, Matched: true}
 	switch {
-	case err != nil:
-		return classify.Result{}
-	case pgrp == c.PID():
-		return classify.Result{Activity: activity.Ready, Reason: "idle", Rule: "foreground:shell", Matched: true}
+	case !v.Busy:
+		*poll = lineRecheckMin
+		return res, 0
+	case v.Rule == foreground.RuleRecentOutput:
+		*poll = lineRecheckMin
+		window := busyWindow
+		if window <= 0 {
+			window = foreground.DefaultBusyWindow
+		}
+		again = lastOut.Add(window).Sub(now) + time.Millisecond
 	default:
-		return classify.Result{Activity: activity.Busy, Reason: "working", Rule: "foreground:command", Matched: true}
+		again = *poll
+		*poll = min(2**poll, lineRecheckMax)
 	}
+	res.Activity = activity.Busy
+	return res, again
 }
 
 func (s *Session) setDraft(d string) {

@@ -150,3 +150,40 @@ func TestLowerRankKeepsHookDetails(t *testing.T) {
 		}
 	}
 }
+
+// An Esc during a hook-reported turn, or an answer typed at a hook-reported
+// prompt, lets the screen's word through at once: no hook comes for either
+// (Claude Code), and the hold would keep the session busy for HookHold.
+func TestReleaseLiftsTheHookHold(t *testing.T) {
+	tr := NewTracker(Config{HookHold: 3 * time.Second})
+	t0 := time.Unix(100, 0)
+	tr.Observe(Signal{Source: SourceHook, Rule: "hook:UserPromptSubmit", Activity: Busy, At: t0})
+	ready := Signal{Source: SourceScreen, Rule: "screen:prompt", Activity: Ready, Reason: "idle", Stuck: true, At: t0.Add(time.Second)}
+	if tr.Observe(ready) {
+		t.Fatal("a screen signal within the hook's hold applied without a key")
+	}
+	tr.Release(t0.Add(1100 * time.Millisecond))
+	ready.At = t0.Add(1200 * time.Millisecond)
+	if !tr.Observe(ready) {
+		t.Fatal("after an interrupt key, the screen's ready did not apply within the hold")
+	}
+	if st := tr.State(ready.At); st.Activity != Ready || st.LastInputAt != t0.Add(1100*time.Millisecond) {
+		t.Fatalf("state %+v, want ready with the key's time", st)
+	}
+	// The release is spent: the next hook holds again.
+	tr.Observe(Signal{Source: SourceHook, Rule: "hook:UserPromptSubmit", Activity: Busy, At: t0.Add(2 * time.Second)})
+	if tr.Observe(Signal{Source: SourceScreen, Rule: "screen:prompt", Activity: Ready, Stuck: true, At: t0.Add(2500 * time.Millisecond)}) {
+		t.Fatal("a release outlived the state it was pressed in")
+	}
+}
+
+// A release while ready changes nothing: there is no hold to lift.
+func TestReleaseWhileReady(t *testing.T) {
+	tr := NewTracker(Config{})
+	t0 := time.Unix(100, 0)
+	tr.Observe(Signal{Source: SourceHook, Rule: "hook:Stop", Activity: Ready, Stuck: true, At: t0})
+	tr.Release(t0.Add(time.Second))
+	if tr.Observe(Signal{Source: SourceScreen, Rule: "screen:spin", Activity: Busy, At: t0.Add(1500 * time.Millisecond)}) {
+		t.Fatal("a release at a ready prompt lifted the Stop hook's hold")
+	}
+}

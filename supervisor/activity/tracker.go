@@ -30,6 +30,11 @@ type Tracker struct {
 	cfg     Config
 	state   State
 	lastKey time.Time
+	// released: the human pressed a key that may end the turn or answer
+	// the prompt (Esc, Ctrl-C, Enter, an option) since the state was set:
+	// the hook's hold no longer stands, because Claude Code fires no hook
+	// for an interrupt or for a prompt answered in the pane.
+	released bool
 }
 
 // NewTracker returns a tracker in Unknown.
@@ -44,7 +49,7 @@ func NewTracker(cfg Config) *Tracker {
 func (t *Tracker) Observe(s Signal) bool {
 	cur := t.state
 	if s.Source < cur.Source && s.Source != SourceLifecycle && cur.Source != SourceLifecycle &&
-		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity {
+		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity && !t.released {
 		return false
 	}
 	if s.Activity == cur.Activity && s.Stuck == cur.Stuck {
@@ -92,6 +97,7 @@ func (t *Tracker) Observe(s Signal) bool {
 		next.WaitingSince = s.At
 	}
 	t.state = next
+	t.released = false
 	return true
 }
 
@@ -109,6 +115,15 @@ func (t *Tracker) Skip(now time.Time, cooldown time.Duration) (State, bool) {
 
 // Key records a keystroke from the pane.
 func (t *Tracker) Key(at time.Time) { t.lastKey = at }
+
+// Release records a key that may end the turn or answer the prompt: the
+// next signal that disagrees applies even within the hook's hold.
+func (t *Tracker) Release(at time.Time) {
+	t.lastKey = at
+	if t.state.Activity == Busy || t.state.Activity == NeedsConfirmation {
+		t.released = true
+	}
+}
 
 // State returns the state at now.
 func (t *Tracker) State(now time.Time) State {

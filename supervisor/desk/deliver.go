@@ -173,6 +173,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			return r
 		}
 	}
+	waitFrom := j.queued // a first attempt's wait counts from the queueing
 	for attempt := 1; ; attempt++ {
 		r.Attempts = attempt
 		payload := j.text
@@ -180,16 +181,24 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			payload = pasteStart + payload + pasteEnd
 		}
 		writeAt := time.Now()
-		d.mu.Lock()
-		d.guard.Attempt(j.thread, writeAt)
-		if attempt == 1 {
-			d.metrics.observe("trigger_write_latency_ms", float64(writeAt.Sub(j.queued).Microseconds())/1000)
-		} else {
-			d.metrics.inc("trigger_retry_total")
-		}
-		d.mu.Unlock()
-		err := d.sess.Write(c, []byte(payload))
+		j.foreground = d.sess.AckFacts(writeAt).Foreground // a line-mode ack compares against it
+		submitAt, err := d.sess.Write(c, []byte(payload), func(g Gates) bool { return d.open(j, waitFrom, g) })
 		switch {
+		case errors.Is(err, ErrGateClosed):
+			// The gates closed between the look and the write (a dialog
+			// opened, the human started typing): wait as a queued
+			// trigger waits, then try the same attempt again.
+			d.log.Info("trigger_gate_closed", "trigger_id", j.id, "attempt", attempt)
+			if fail, code := d.waitGates(c, j, waitFrom); fail {
+				if code == "" {
+					return cancelled(r, "the agent ended while the trigger waited for its gates")
+				}
+				f := d.waitFailure(j, code)
+				f.Attempts = attempt - 1
+				return f
+			}
+			attempt--
+			continue
 		case errors.Is(err, ErrChildGone):
 			return cancelled(r, "the agent ended before the trigger was written")
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -199,8 +208,16 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		case err != nil:
 			return cancelled(r, "write to the agent's pty: "+err.Error())
 		}
+		d.mu.Lock()
+		d.guard.Attempt(j.thread, writeAt)
+		if attempt == 1 {
+			d.metrics.observe("trigger_write_latency_ms", float64(writeAt.Sub(j.queued).Microseconds())/1000)
+		} else {
+			d.metrics.inc("trigger_retry_total")
+		}
+		d.mu.Unlock()
 		d.log.Info("trigger_written", "trigger_id", j.id, "attempt", attempt, "bytes", len(payload), "bracketed", len(payload) != len(j.text))
-		by, gone := d.waitAck(c, j, writeAt)
+		by, gone := d.waitAck(c, j, writeAt, submitAt)
 		switch {
 		case gone:
 			return cancelled(r, "the agent ended before it acknowledged the trigger")
@@ -223,6 +240,62 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		case <-c.Done():
 			return cancelled(r, "the agent ended while the trigger waited to retry")
 		}
+		// A retry is a new wait: a dialog that opened meanwhile defers
+		// it like a first attempt, from now (specs/triggers.md).
+		waitFrom = time.Now()
+	}
+}
+
+// open is the check Session.Write makes under the input lock, right
+// before the first byte: the policy would deliver j now. It takes d.mu
+// (the desk's lock is taken inside the input lock, never around it).
+func (d *Desk) open(j *job, waitFrom time.Time, g Gates) bool {
+	if g.Stopped {
+		return false
+	}
+	step := d.cfg.Decide(trigger.Look{Now: time.Now(), Queued: waitFrom, Force: j.override.Requested,
+		OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy})
+	if step.Action != trigger.Deliver {
+		return false
+	}
+	d.mu.Lock()
+	j.gate, j.applied = step.Gate, j.override.Requested && g.OperatorBusy
+	d.mu.Unlock()
+	return true
+}
+
+// waitGates waits, like a queued trigger, until the gates let j go (false)
+// or its wait is over: fail with the code, or an empty code when c ended.
+func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code ipc.Code) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		g := d.sess.Gates(now)
+		if g.Stopped {
+			return true, ipc.CodeNotRunning
+		}
+		step := d.cfg.Decide(trigger.Look{Now: now, Queued: waitFrom, Force: j.override.Requested,
+			OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy})
+		switch step.Action {
+		case trigger.Deliver:
+			return false, ""
+		case trigger.Fail:
+			return true, ipc.Code(step.Code)
+		}
+		timer.Reset(max(time.Until(step.Next), time.Millisecond))
+		select {
+		case <-d.kick:
+		case <-timer.C:
+		case <-c.Done():
+			return true, ""
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
 	}
 }
 
@@ -233,7 +306,7 @@ func cancelled(r ipc.TriggerResult, why string) ipc.TriggerResult {
 
 // waitAck waits up to the job's ack timeout for the agent to take the
 // trigger; gone reports that c ended (or was replaced) meanwhile.
-func (d *Desk) waitAck(c Child, j *job, writeAt time.Time) (by string, gone bool) {
+func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string, gone bool) {
 	deadline := time.NewTimer(time.Until(writeAt.Add(j.ackTimeout)))
 	defer deadline.Stop()
 	tick := time.NewTicker(AckPoll)
@@ -243,12 +316,12 @@ func (d *Desk) waitAck(c Child, j *job, writeAt time.Time) (by string, gone bool
 		if d.sess.Child() != c {
 			return "", true
 		}
-		if by := d.acked(j, writeAt, marker); by != "" {
+		if by := d.acked(j, writeAt, submitAt, marker); by != "" {
 			return by, false
 		}
 		select {
 		case <-deadline.C:
-			return d.acked(j, writeAt, marker), false
+			return d.acked(j, writeAt, submitAt, marker), false
 		case <-c.Done():
 			return "", true
 		case <-d.kick:
@@ -258,15 +331,24 @@ func (d *Desk) waitAck(c Child, j *job, writeAt time.Time) (by string, gone bool
 }
 
 // acked says what, if anything, shows that the agent took the trigger
-// written at writeAt: a submitted-prompt hook naming it, the agent turning
-// busy, or the configured marker on the screen.
-func (d *Desk) acked(j *job, writeAt time.Time, marker string) string {
+// written at writeAt and submitted at submitAt: a submitted-prompt hook
+// naming it, the agent turning busy, or the configured marker on the
+// screen; for a program in line mode (a shell), output after the Enter or
+// a new foreground process group (the command started).
+func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string {
 	f := d.sess.AckFacts(time.Now())
 	if f.Prompt != "" && !f.PromptAt.Before(writeAt) &&
 		(strings.Contains(f.Prompt, "id="+j.id) || strings.Contains(f.Prompt, head(j.p.Prompt))) {
 		return "hook"
 	}
-	if f.Busy && !f.Since.Before(writeAt) {
+	if f.LineMode {
+		switch {
+		case f.LastOutput.After(submitAt):
+			return "output"
+		case f.Foreground != 0 && j.foreground != 0 && f.Foreground != j.foreground:
+			return "foreground"
+		}
+	} else if f.Busy && !f.Since.Before(writeAt) {
 		return "activity"
 	}
 	if marker != "" {

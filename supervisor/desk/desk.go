@@ -38,6 +38,8 @@ type job struct {
 	id, thread string
 	p          ipc.TriggerParams
 	text       string // what is pasted: the sanitised prompt, in its envelope unless turned off
+	envelope   bool   // the text is in the envelope
+	foreground int    // the pty's foreground group when it was written (line mode)
 	hash       string // of the sanitised prompt
 	override   trigger.Override
 	queued     time.Time
@@ -192,7 +194,11 @@ func (d *Desk) newJob(p ipc.TriggerParams) (*job, error) {
 	if p.AckTimeoutMS > 0 {
 		j.ackTimeout = time.Duration(p.AckTimeoutMS) * time.Millisecond
 	}
-	if p.Envelope == nil || *p.Envelope {
+	j.envelope = d.sess.Envelope()
+	if p.Envelope != nil {
+		j.envelope = *p.Envelope
+	}
+	if j.envelope {
 		j.text = trigger.Envelope(id, thread, p.Reason, text)
 	}
 	return j, nil
@@ -208,7 +214,7 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: sessionID, Document: document,
 		Requester: j.p.Requester, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
 		Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback, DeliveredAt: r.DeliveredAt,
-		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.p.Envelope == nil || *j.p.Envelope,
+		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.envelope,
 		ForceOverrideRequested: j.override.Requested, ForceOverrideApplied: j.applied,
 		OverrideIntent: j.override.Intent, OverrideReasonPrefix: j.override.Prefix, OverrideReason: j.override.Reason,
 		CollisionGate: j.gate, PromptBytes: len(j.p.Prompt), PromptSHA256: trigger.Hash(j.p.Prompt),

@@ -26,11 +26,17 @@ type Session interface {
 	// a failure carries.
 	BringBack() (c Child, mode string, code ipc.Code, err error)
 	// Write writes payload to c's input under the session's input lock,
-	// then, after the profile's submit delay, a separate "\r". It fails
-	// with ErrChildGone once c is not the running child, and with
-	// os.ErrDeadlineExceeded when the child does not read within
-	// WriteTimeout.
-	Write(c Child, payload []byte) error
+	// then, after the profile's submit delay, a separate "\r", and returns
+	// when the "\r" went. Under that same lock, immediately before the
+	// first byte, it reads the gates again and writes nothing unless
+	// allow(gates) (ErrGateClosed): a dialog that opened since the desk
+	// looked must not be answered by a paste. It fails with ErrChildGone
+	// once c is not the running child, and with os.ErrDeadlineExceeded
+	// when the child does not read within WriteTimeout.
+	Write(c Child, payload []byte, allow func(Gates) bool) (submitAt time.Time, err error)
+	// Envelope says whether a trigger that does not say is wrapped in the
+	// envelope: on for agents, off for a shell (the profile's setting).
+	Envelope() bool
 	// BracketedPaste reports whether the agent asked for bracketed paste
 	// (xterm mode 2004).
 	BracketedPaste() bool
@@ -56,8 +62,11 @@ type Child interface {
 // Gates is what the session's state says to a waiting trigger.
 type Gates struct {
 	OperatorBusy bool // keys within the quiet window, or a draft in the input box
-	AgentBusy    bool // mid-turn, a prompt open, or the first child not started yet
-	Stopped      bool // sup is stopping: nothing will be delivered
+	// AgentBusy: mid-turn, a prompt or dialog open, the screen not
+	// recognised (unknown is never safe to type into), or the first
+	// child not started yet.
+	AgentBusy bool
+	Stopped   bool // sup is stopping: nothing will be delivered
 }
 
 // AckFacts are what shows that the agent took a trigger.
@@ -67,11 +76,22 @@ type AckFacts struct {
 	Busy     bool      // the agent is busy
 	Since    time.Time // since when its activity is what it is
 	Draft    string    // unsent text in the agent's input box
+	// LineMode: the program has no hooks and no screen rules (a shell):
+	// it took the line when output follows the Enter or its foreground
+	// process group changed, and a busy activity alone says nothing (the
+	// echo of the paste is output too).
+	LineMode   bool
+	LastOutput time.Time // the child's last output
+	Foreground int       // the pty's foreground process group, 0 unknown
 }
 
 // ErrChildGone is what Session.Write returns once the child it was given
 // is no longer the running one.
 var ErrChildGone = errors.New("the child ended")
+
+// ErrGateClosed is what Session.Write returns when the gates it read
+// under the input lock no longer allow the write; nothing was written.
+var ErrGateClosed = errors.New("a gate closed before the write")
 
 // WriteTimeout bounds a write into a pty whose child stopped reading.
 const WriteTimeout = 5 * time.Second

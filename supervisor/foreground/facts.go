@@ -58,21 +58,29 @@ func Decide(f Facts, lastOutput, now time.Time, window time.Duration) Verdict {
 		window = DefaultBusyWindow
 	}
 	if !lastOutput.IsZero() && now.Sub(lastOutput) < window {
-		return Verdict{Busy: true, Reason: "working", Rule: "output:recent",
+		return Verdict{Busy: true, Reason: "working", Rule: RuleRecentOutput,
 			Detail: fmt.Sprintf("output %s ago (busy window %s)", now.Sub(lastOutput).Round(time.Millisecond), window)}
 	}
 	detail := fmt.Sprintf("pgrp %d task %d: %s", f.Pgrp, f.Task, f.Call)
 	switch f.Wait {
 	case Reading:
-		return Verdict{Reason: "idle", Rule: "foreground:reading", Detail: detail}
+		return Verdict{Reason: "idle", Rule: RuleReading, Detail: detail}
 	case Working:
-		return Verdict{Busy: true, Reason: "working", Rule: "foreground:working", Detail: detail}
+		return Verdict{Busy: true, Reason: "working", Rule: RuleWorking, Detail: detail}
 	default:
 		// Quiet and unreadable: say busy, never ready: ready invites a
 		// trigger to type into a program that may not be reading.
-		return Verdict{Busy: true, Reason: "working", Rule: "foreground:unknown", Detail: detail}
+		return Verdict{Busy: true, Reason: "working", Rule: RuleUnknown, Detail: detail}
 	}
 }
+
+// The rules Decide names.
+const (
+	RuleRecentOutput = "output:recent"
+	RuleReading      = "foreground:reading"
+	RuleWorking      = "foreground:working"
+	RuleUnknown      = "foreground:unknown"
+)
 
 // DefaultBusyWindow is how recent output must be to count as work.
 const DefaultBusyWindow = time.Second

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sup-tmux/sup/supervisor/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -67,26 +68,18 @@ func (g *group) look(pid int) (Facts, bool) {
 
 // ptyFacts asks the master for its slave's foreground group and number.
 func ptyFacts(master *os.File) (pgrp, ptn int, err error) {
-	rc, err := master.SyscallConn()
-	if err != nil {
-		return 0, 0, fmt.Errorf("foreground: %w", err)
+	if pgrp, err = proc.Foreground(master); err != nil {
+		return 0, 0, fmt.Errorf("foreground: TIOCGPGRP: %w", err)
 	}
-	var ierr error
-	cerr := rc.Control(func(fd uintptr) {
-		if pgrp, ierr = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); ierr != nil {
-			ierr = fmt.Errorf("foreground: TIOCGPGRP: %w", ierr)
-			return
-		}
-		var n uint32
-		if n, ierr = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN); ierr != nil {
-			ierr = fmt.Errorf("foreground: TIOCGPTN: %w", ierr)
-		}
+	err = proc.FDControl(master, func(fd int) error {
+		n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
 		ptn = int(n)
+		return err
 	})
-	if cerr != nil {
-		return 0, 0, fmt.Errorf("foreground: %w", cerr)
+	if err != nil {
+		return 0, 0, fmt.Errorf("foreground: TIOCGPTN: %w", err)
 	}
-	return pgrp, ptn, ierr
+	return pgrp, ptn, nil
 }
 
 // otherMembers lists the processes of group pgrp other than its leader.

@@ -38,6 +38,16 @@ type Profile struct {
 	// SubmitDelay separates pasted text from the Enter that submits it:
 	// agents read an Enter arriving with a paste as a newline.
 	SubmitDelay time.Duration `yaml:"submit_delay"`
+	// Envelope wraps a trigger's prompt in the [BRIDGE_TRIGGER …] lines
+	// an agent reads as one message (specs/triggers.md). A shell would
+	// run those lines as commands, so it is off there; unset, it is on
+	// exactly when the profile has a classify: section (an agent).
+	Envelope *bool `yaml:"envelope"`
+	// BusyWindow is, for a profile without screen rules, how recent the
+	// child's output must be for the session to count as busy whatever
+	// its foreground process does (specs/detection.md, "Any program").
+	// 0: the default, 1s.
+	BusyWindow time.Duration `yaml:"busy_window"`
 	// Classify reads the agent's screen (specs/detection.md, "Classifier
 	// packs"), kept as written and compiled by the supervisor
 	// (supervisor.CompilePack). A user profile's classify: section
@@ -132,6 +142,9 @@ func (p Profile) validate() error {
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
 		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)
 	}
+	if p.BusyWindow < 0 || p.BusyWindow > time.Minute {
+		return fmt.Errorf("busy_window %s: must be between 0s (the default, 1s) and 1m", p.BusyWindow)
+	}
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
 	}
@@ -146,6 +159,15 @@ func (p Profile) validate() error {
 		}
 	}
 	return nil
+}
+
+// EnvelopeOn says whether triggers to this profile's agent are wrapped in
+// the envelope when the request does not say (Envelope's rule).
+func (p Profile) EnvelopeOn() bool {
+	if p.Envelope != nil {
+		return *p.Envelope
+	}
+	return p.Classify != nil
 }
 
 func containsPlaceholder(args []string) bool { return containsString(args, AgentSessionPlaceholder) }

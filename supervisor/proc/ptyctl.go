@@ -39,3 +39,14 @@ func Termios(master *os.File) (*unix.Termios, error) {
 	})
 	return t, err
 }
+
+// Foreground returns the process group in the foreground of master's
+// terminal (TIOCGPGRP works on the master side on Linux).
+func Foreground(master *os.File) (int, error) {
+	var pgrp int
+	err := FDControl(master, func(fd int) (err error) {
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	return pgrp, err
+}
