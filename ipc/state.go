@@ -8,33 +8,33 @@ import "strconv"
 // about one session. Times are unix milliseconds, 0 meaning "never". Fields a
 // supervisor cannot know yet carry their zero value ("unknown" for activity).
 type State struct {
-	SessionID      string         `msgpack:"session_id" json:"session_id"`
-	Name           string         `msgpack:"name" json:"name"`
-	Workspace      string         `msgpack:"workspace" json:"workspace"`
-	Role           string         `msgpack:"role" json:"role"`
-	Profile        string         `msgpack:"profile" json:"profile"`
-	Document       string         `msgpack:"document" json:"document"`
-	CWD            string         `msgpack:"cwd" json:"cwd"`
-	CWDSource      string         `msgpack:"cwd_source" json:"cwd_source"`
-	SupPID         int            `msgpack:"sup_pid" json:"sup_pid"`
-	PID            int            `msgpack:"pid" json:"pid"` // 0 while no child runs
-	TmuxPane       string         `msgpack:"tmux_pane" json:"tmux_pane"`
-	TmuxSocket     string         `msgpack:"tmux_socket" json:"tmux_socket"` // the tmux server of tmux_pane (pane ids are per server)
-	Lifecycle      string         `msgpack:"lifecycle" json:"lifecycle"`
-	Activity       string         `msgpack:"activity" json:"activity"`
-	Reason         string         `msgpack:"reason" json:"reason"`
-	Summary        string         `msgpack:"summary" json:"summary"`
-	Title          string         `msgpack:"title" json:"title"`
-	WaitingSince   int64          `msgpack:"waiting_since" json:"waiting_since"`
-	SkipUntil      int64          `msgpack:"skip_until" json:"skip_until"`
-	OperatorBusy   bool           `msgpack:"operator_busy" json:"operator_busy"` // keys within the quiet window, or a draft
-	Draft          string         `msgpack:"draft" json:"draft"`                 // unsent text in the agent's input box
-	LastInputAt    int64          `msgpack:"last_input_at" json:"last_input_at"`
+	SessionID    string `msgpack:"session_id" json:"session_id"`
+	Name         string `msgpack:"name" json:"name"`
+	Workspace    string `msgpack:"workspace" json:"workspace"`
+	Role         string `msgpack:"role" json:"role"`
+	Profile      string `msgpack:"profile" json:"profile"`
+	Document     string `msgpack:"document" json:"document"`
+	CWD          string `msgpack:"cwd" json:"cwd"`
+	CWDSource    string `msgpack:"cwd_source" json:"cwd_source"`
+	SupPID       int    `msgpack:"sup_pid" json:"sup_pid"`
+	PID          int    `msgpack:"pid" json:"pid"` // 0 while no child runs
+	TmuxPane     string `msgpack:"tmux_pane" json:"tmux_pane"`
+	TmuxSocket   string `msgpack:"tmux_socket" json:"tmux_socket"` // the tmux server of tmux_pane (pane ids are per server)
+	Lifecycle    string `msgpack:"lifecycle" json:"lifecycle"`
+	Activity     string `msgpack:"activity" json:"activity"`
+	Reason       string `msgpack:"reason" json:"reason"`
+	Summary      string `msgpack:"summary" json:"summary"`
+	Title        string `msgpack:"title" json:"title"`
+	WaitingSince int64  `msgpack:"waiting_since" json:"waiting_since"`
+	SkipUntil    int64  `msgpack:"skip_until" json:"skip_until"`
+	OperatorBusy bool   `msgpack:"operator_busy" json:"operator_busy"` // keys within the quiet window, or a draft
+	Draft        string `msgpack:"draft" json:"draft"`                 // unsent text in the agent's input box
+	LastInputAt  int64  `msgpack:"last_input_at" json:"last_input_at"`
 	// Focused says whether a human looks at the pane: the terminal's last
 	// focus report (in or out). nil until one came: only agents that turn
 	// on focus tracking (?1004) get them, and tmux needs focus-events on.
-	Focused   *bool `msgpack:"focused" json:"focused"`
-	FocusedAt int64 `msgpack:"focused_at" json:"focused_at"` // when that report came
+	Focused        *bool          `msgpack:"focused" json:"focused"`
+	FocusedAt      int64          `msgpack:"focused_at" json:"focused_at"` // when that report came
 	LastOutputAt   int64          `msgpack:"last_output_at" json:"last_output_at"`
 	Health         string         `msgpack:"health" json:"health"`
 	RestartCount   int            `msgpack:"restart_count" json:"restart_count"`
