@@ -93,8 +93,9 @@ func NewSession(plan *Plan, opts Options, in *os.File, out io.Writer, size pty.W
 		plan:      plan,
 		tracker:   crash.NewTracker(plan.Config.Crash.Policy()),
 		act: activity.NewTracker(activity.Config{
-			QuietWindow: plan.Config.Activity.QuietWindow,
-			HookHold:    plan.Config.Activity.HookHold,
+			QuietWindow:  plan.Config.Activity.QuietWindow,
+			HookHold:     plan.Config.Activity.HookHold,
+			UnknownAfter: plan.Profile.UnknownAfter,
 		}),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
