@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -68,25 +69,26 @@ func compileOptions(n *yaml.Node) (*optionSpec, error) {
 // findOptions returns the lowest selection list on the screen, nil if
 // none: a line matching selected, and next to it (only its own wrapped
 // lines, deeper-indented lines and single blank lines between) another
-// option: the same line start with the selection mark blanked out, then
-// text (numbered if the selected one is). A lone marked line is no list
-// (a transcript's prompt, a bullet).
+// option: the same line start, blanks where the selection mark (and the
+// space after it) are, then text at the column of the selected option's
+// text or of its first letter (Claude marks the current choice `❯ ✔ Auto`
+// and aligns the others with `Auto`) — numbered if the selected one is. A
+// lone marked line is no list (a transcript's prompt, a bullet).
 func (o *optionSpec) findOptions(ls []string) *optionList {
 	for i := len(ls) - 1; i >= 0; i-- {
 		m := o.selected.FindStringSubmatchIndex(ls[i])
-		if m == nil || m[2] < 0 {
+		if m == nil || m[2] < 0 || !strings.HasPrefix(ls[i][m[3]:], " ") {
 			continue
 		}
-		mark := ls[i][m[2]:m[3]]
-		// Another option's line: the same start, the mark (and the space
-		// after it) as blanks, then text.
-		indent := ls[i][:m[2]] + strings.Repeat(" ", utf8.RuneCountInString(mark)+1)
-		if !strings.HasPrefix(ls[i][m[3]:], " ") {
-			continue
+		text := strings.TrimLeft(ls[i][m[3]:], " ")
+		col := list{prefix: ls[i][:m[2]], numbered: numberedOption.MatchString(text)}
+		col.min = utf8.RuneCountInString(ls[i][:m[3]]) + 1
+		col.max = col.min + utf8.RuneCountInString(ls[i][m[3]:]) - utf8.RuneCountInString(text) - 1
+		if k := strings.IndexFunc(text, isAlnum); k > 0 {
+			col.max += utf8.RuneCountInString(text[:k])
 		}
-		numbered := numberedOption.MatchString(ls[i][m[3]+1:])
-		up, okUp := o.walk(ls, i, -1, indent, numbered)
-		_, okDown := o.walk(ls, i, +1, indent, numbered)
+		up, okUp := o.walk(ls, i, -1, col)
+		_, okDown := o.walk(ls, i, +1, col)
 		if !okUp && !okDown {
 			continue
 		}
@@ -95,6 +97,16 @@ func (o *optionSpec) findOptions(ls []string) *optionList {
 	return nil
 }
 
+// list is where a list's options start: after prefix, then blanks to a
+// column in [min, max] (in runes from the line's start).
+type list struct {
+	prefix   string
+	min, max int
+	numbered bool
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
 // numberedOption starts an option's text in a numbered list.
 var numberedOption = regexp.MustCompile(`^\d+\. `)
 
@@ -102,24 +114,28 @@ var numberedOption = regexp.MustCompile(`^\d+\. `)
 // and reports the farthest option row reached and whether any was found.
 // In a numbered list an unnumbered line at the options' column ends it:
 // it is the dialog's text (Codex indents both alike).
-func (o *optionSpec) walk(ls []string, from, dir int, indent string, numbered bool) (int, bool) {
+func (o *optionSpec) walk(ls []string, from, dir int, l list) (int, bool) {
 	far, found, blanks := from, false, 0
 	for j := from + dir; j >= 0 && j < len(ls); j += dir {
 		line := ls[j]
-		switch {
-		case o.blank(line):
+		if o.blank(line) {
 			if blanks++; blanks > 1 {
 				return far, found
 			}
 			continue
-		case !strings.HasPrefix(line, indent):
-			return far, found
 		}
 		blanks = 0
-		rest := line[len(indent):]
-		switch r, _ := utf8.DecodeRuneInString(rest); {
-		case r == ' ' || r == utf8.RuneError: // a wrapped line, deeper
-		case numbered && !numberedOption.MatchString(rest):
+		if !strings.HasPrefix(line, l.prefix) {
+			return far, found
+		}
+		rest := line[len(l.prefix):]
+		text := strings.TrimLeft(rest, " ")
+		col := utf8.RuneCountInString(l.prefix) + len(rest) - len(text)
+		switch {
+		case col < l.min:
+			return far, found
+		case col > l.max: // a wrapped line, deeper
+		case l.numbered && !numberedOption.MatchString(text):
 			return far, found
 		default:
 			far, found = j, true
