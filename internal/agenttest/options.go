@@ -21,6 +21,11 @@ type Options struct {
 	// the agent to ask. Implies Untrusted.
 	FirstRun bool
 
+	// ClaudeAutoModeOffer leaves hasSeenAutoDefaultNudge out of
+	// ~/.claude.json, so Claude Code asks "Make auto mode your default
+	// permission mode?" before its prompt.
+	ClaudeAutoModeOffer bool
+
 	// ClaudeUnapprovedKey leaves the API key out of customApiKeyResponses,
 	// so Claude Code asks whether to use it.
 	ClaudeUnapprovedKey bool
@@ -75,6 +80,12 @@ func WithBeforeStart(f func(*Agent)) Option {
 // agent shows every first-run screen.
 func WithFirstRun() Option {
 	return func(o *Options) { o.FirstRun, o.Untrusted = true, true }
+}
+
+// WithClaudeAutoModeOffer makes Claude Code offer auto mode as the
+// default permission mode at start (Options.ClaudeAutoModeOffer).
+func WithClaudeAutoModeOffer() Option {
+	return func(o *Options) { o.ClaudeAutoModeOffer = true }
 }
 
 // WithClaudeUnapprovedKey makes Claude Code ask about the API key.

@@ -64,6 +64,7 @@ var agentEnvPrefixes = []string{"ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_", "GE
 // allow-list. It returns at once; wait for the agent's screen.
 func StartUnderSup(t testing.TB, tm *testutil.Tmux, s SupStart, o Options) *Agent {
 	t.Helper()
+	recordDrift(t, s.Profile)
 	sup := testutil.BuildPackage(t, "./cmd/sup")
 	// Short: socket paths must stay under the 108-byte sun_path limit.
 	rt, err := os.MkdirTemp("", "sup-rt-")

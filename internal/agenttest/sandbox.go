@@ -53,14 +53,15 @@ func ClaudeSandbox(t testing.TB, modelURL string, opts ...Option) (env map[strin
 		// A new user's: the key approved, nothing else answered.
 		writeSandboxJSON(t, filepath.Join(home, ".claude.json"), map[string]any{"customApiKeyResponses": keys})
 	} else {
-		writeSandboxJSON(t, filepath.Join(home, ".claude.json"), map[string]any{
+		state := map[string]any{
 			"hasCompletedOnboarding": true,
 			// The "Make auto mode your default permission mode?" offer that
 			// 2.1.x shows once, at first start, before the prompt.
-			"hasSeenAutoDefaultNudge": true,
+			"hasSeenAutoDefaultNudge": !o.ClaudeAutoModeOffer,
 			"projects":                projects,
 			"customApiKeyResponses":   keys,
-		})
+		}
+		writeSandboxJSON(t, filepath.Join(home, ".claude.json"), state)
 		settings := map[string]any{"permissions": map[string]any{"defaultMode": "default"}}
 		for k, v := range o.ClaudeSettings {
 			settings[k] = v

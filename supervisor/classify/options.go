@@ -158,22 +158,32 @@ func (o *optionSpec) text(line string) string {
 }
 
 // title is the dialog's first non-blank line above the list: the dialog
-// starts below the nearest line above the list matching top (the screen's
-// top without one).
+// starts below the nearest line above the list matching top. Without a
+// top match (no border, or none given) it is the first line of the
+// paragraph nearest above the list: the screen's first line is likely a
+// banner.
 func (o *optionSpec) title(ls []string, first int) string {
-	start := 0
 	if o.top != nil {
 		for j := first - 1; j >= 0; j-- {
 			if o.top.MatchString(ls[j]) {
-				start = j + 1
-				break
+				for k := j + 1; k < first; k++ {
+					if t := o.text(ls[k]); t != "" {
+						return t
+					}
+				}
+				return ""
 			}
 		}
 	}
-	for j := start; j < first; j++ {
-		if t := o.text(ls[j]); t != "" {
-			return t
-		}
+	j := first - 1
+	for j >= 0 && o.blank(ls[j]) {
+		j--
 	}
-	return ""
+	for j > 0 && !o.blank(ls[j-1]) {
+		j--
+	}
+	if j < 0 {
+		return ""
+	}
+	return o.text(ls[j])
 }
