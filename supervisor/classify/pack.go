@@ -2,8 +2,9 @@
 // `classify:` section of a profile) with ordered rules, each a set of
 // conditions on a screen.Snapshot — regexes on the visible text, on the
 // bottom lines, on the regions above and below the agent's input box, on
-// the stream signals (title, OSC 7501 agent state), the alternate screen —
-// that yields an activity and a reason. The pack's `draft:` block says
+// the stream signals (title, OSC 7501 agent state), the alternate screen,
+// the shape of a selection list (options.go: dialogs whatever their
+// wording) — that yields an activity and a reason. The pack's `draft:` block says
 // where the input box is, which also gives the unsent text in it.
 //
 // Precedence among the rules that match: needs_confirmation > error > busy
