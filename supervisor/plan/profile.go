@@ -38,6 +38,10 @@ type Profile struct {
 	// SubmitDelay separates pasted text from the Enter that submits it:
 	// agents read an Enter arriving with a paste as a newline.
 	SubmitDelay time.Duration `yaml:"submit_delay"`
+	// UnknownAfter: a running agent's screen that no classify rule reads
+	// and that stays quiet this long is a question (reason unrecognized,
+	// specs/detection.md "Fallback"); 0: 3s. Profiles with a pack only.
+	UnknownAfter time.Duration `yaml:"unknown_after"`
 	// Classify reads the agent's screen (specs/detection.md, "Classifier
 	// packs"), kept as written and compiled by the supervisor
 	// (supervisor.CompilePack). A user profile's classify: section
@@ -131,6 +135,9 @@ func (p Profile) validate() error {
 	}
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
 		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)
+	}
+	if p.UnknownAfter != 0 && (p.UnknownAfter < 500*time.Millisecond || p.UnknownAfter > time.Minute) {
+		return fmt.Errorf("unknown_after %s: must be a duration between 500ms and 1m, such as 3s (the default)", p.UnknownAfter)
 	}
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
