@@ -7,7 +7,7 @@ BINDIR  ?= $(PREFIX)/bin
 # it with the fix, so the corpus keeps every crash ever found.
 FUZZTIME ?= 10s
 
-.PHONY: all build install demo run test unit fuzz lint bench bench-smoke bench-pump bench-broker bench-trigger agents clean
+.PHONY: all build install demo run test unit fuzz lint bench bench-smoke bench-pump bench-broker bench-trigger agents agents-latest clean
 
 all: build
 
@@ -96,6 +96,17 @@ agents:
 	@if node -e '$(AGENTS_PINNED)' 2>/dev/null; \
 	then echo "agents: pinned versions already installed in .agents/"; \
 	else npm install --prefix .agents --no-audit --no-fund --ignore-scripts; fi
+
+# The newest published claude, codex and gemini, into .agents-latest/
+# (git-ignored), for `SUP_AGENTS=latest go test ./internal/agenttest`: the
+# first thing to run when an agent releases (specs/testing.md, "Version
+# drift"). Not part of `make test`: the pin keeps CI reproducible.
+AGENTS_NPM = @anthropic-ai/claude-code @openai/codex @google/gemini-cli
+agents-latest:
+	mkdir -p .agents-latest
+	printf '{"name":"sup-real-agents-latest","private":true}\n' >.agents-latest/package.json
+	npm install --prefix .agents-latest --no-audit --no-fund --ignore-scripts $(AGENTS_NPM:%=%@latest)
+	@node -e 'for (const n of process.argv.slice(1)) console.log(n, require("./.agents-latest/node_modules/" + n + "/package.json").version)' $(AGENTS_NPM)
 
 clean:
 	rm -rf bin

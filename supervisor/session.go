@@ -102,8 +102,9 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		plan:      pl,
 		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
 		act: activity.NewTracker(activity.Config{
-			QuietWindow: pl.Config.Activity.QuietWindow,
-			HookHold:    pl.Config.Activity.HookHold,
+			QuietWindow:  pl.Config.Activity.QuietWindow,
+			HookHold:     pl.Config.Activity.HookHold,
+			UnknownAfter: pl.Profile.UnknownAfter,
 		}),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.

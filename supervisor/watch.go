@@ -9,6 +9,7 @@ import (
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/foreground"
 	"github.com/sup-tmux/sup/supervisor/proc"
+	"github.com/sup-tmux/sup/supervisor/screen"
 )
 
 const (
@@ -60,9 +61,13 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 			res = pack.Classify(snap)
 			s.setDraft(res.Draft)
-		}
-		if !res.Matched {
-			continue
+			if !res.Matched {
+				// The fallback is for packs only (specs/detection.md).
+				if wait := s.unrecognized(snap); wait > 0 {
+					recheck.Reset(wait)
+				}
+				continue
+			}
 		}
 		if res.Activity == activity.Ready {
 			quiet := time.Since(time.UnixMilli(s.lastOutput.Load()))
@@ -74,6 +79,21 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
 			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
 	}
+}
+
+// unrecognized applies the tracker's fallback to a screen no rule read;
+// it returns when to look again (0: no need).
+func (s *Session) unrecognized(snap screen.Snapshot) time.Duration {
+	now := time.Now()
+	s.mu.Lock()
+	changed, wait := s.act.Unrecognized(now, time.UnixMilli(s.lastOutput.Load()), classify.Salient(snap))
+	st := s.act.State(now)
+	s.mu.Unlock()
+	if changed {
+		s.publishActivity(st)
+		s.desk.Poke()
+	}
+	return wait
 }
 
 // How often a program that works without printing is looked at again: from

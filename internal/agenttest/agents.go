@@ -30,11 +30,43 @@ import (
 // InstallHint is the command that installs the real agents.
 const InstallHint = "make agents"
 
-// AgentsDir returns .agents/ at the module root, where `make agents`
-// installs the pinned CLIs (.agents/package.json).
+// AgentsEnv selects the agent CLIs the tests run: unset (or "pinned") the
+// versions .agents/package.json pins, "latest" the newest published ones
+// `make agents-latest` installs into .agents-latest/ (specs/testing.md,
+// "Version drift").
+const AgentsEnv = "SUP_AGENTS"
+
+// Latest reports whether SUP_AGENTS=latest selects .agents-latest/. Any
+// other value but "" and "pinned" panics: a typo must not silently test
+// the pin.
+func Latest() bool {
+	switch v := os.Getenv(AgentsEnv); v {
+	case "", "pinned":
+		return false
+	case "latest":
+		return true
+	default:
+		panic(fmt.Sprintf("%s=%q: valid values are pinned (the default) and latest", AgentsEnv, v))
+	}
+}
+
+// AgentsDir returns where the agent CLIs are installed: .agents/ at the
+// module root (`make agents`, the pinned versions), or .agents-latest/
+// with SUP_AGENTS=latest (`make agents-latest`).
 func AgentsDir(t testing.TB) string {
 	t.Helper()
+	if Latest() {
+		return filepath.Join(testutil.ModuleRoot(t), ".agents-latest")
+	}
 	return filepath.Join(testutil.ModuleRoot(t), ".agents")
+}
+
+// installHint is the command that installs the agents AgentsDir names.
+func installHint() string {
+	if Latest() {
+		return "make agents-latest"
+	}
+	return InstallHint
 }
 
 // AgentBin returns the path of the native binary of the real agent CLI
@@ -53,7 +85,7 @@ func agentBinIn(t testing.TB, nodeModules, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := fmt.Sprintf("real %s not installed: %v; install the pinned agent CLIs with `%s`", name, err, InstallHint)
+	msg := fmt.Sprintf("real %s not installed: %v; install the agent CLIs with `%s`", name, err, installHint())
 	testutil.Missing(t, "%s", msg)
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,6 +74,14 @@ func CodexSandbox(t testing.TB, modelURL, projectDir string, opts ...Option) map
 	for i, dir := range trusted {
 		// Codex keys projects by their real path.
 		trusted[i] = claudeProjectKey(dir)
+	}
+	if o.FirstRun {
+		// A new user's: no trusted folder, and the project is a git
+		// repository, as most are (Codex asks about trust only there).
+		trusted = nil
+		if out, err := exec.Command("git", "init", "-q", projectDir).CombinedOutput(); err != nil {
+			t.Fatalf("git init %s: %v: %s", projectDir, err, out)
+		}
 	}
 	writeSandboxFile(t, filepath.Join(codexHome, "config.toml"), codexConfig(modelURL, trusted, ""))
 	env := map[string]string{

@@ -81,9 +81,11 @@ func TestCodexApprovalRunsCommand(t *testing.T) {
 	}
 }
 
-// TestMain removes the binaries this process built.
+// TestMain removes the binaries this process built and, with
+// SUP_AGENTS=latest, prints the version-drift table.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	PrintDriftTable(os.Stdout)
 	testutil.RemoveBuilds()
 	os.Exit(code)
 }

@@ -199,7 +199,7 @@ func CheckCorpus(dir string, c Corpus) error {
 }
 
 // AgentVersion returns the version of the agent CLI (CorpusClaude,
-// CorpusCodex, CorpusGemini) installed under .agents/node_modules, from its npm
+// CorpusCodex, CorpusGemini) installed under AgentsDir, from its npm
 // package.json.
 func AgentVersion(t testing.TB, agent string) string {
 	t.Helper()
@@ -211,14 +211,14 @@ func AgentVersion(t testing.TB, agent string) string {
 }
 
 // PinnedAgentVersion returns the version .agents/package.json pins for
-// agent.
+// agent (whatever SUP_AGENTS selects).
 func PinnedAgentVersion(t testing.TB, agent string) string {
 	t.Helper()
 	pkg := corpusAgents[agent]
 	if pkg == "" {
 		t.Fatalf("PinnedAgentVersion: unknown agent %q", agent)
 	}
-	return packageVersion(t, filepath.Join(AgentsDir(t), "package.json"), pkg)
+	return packageVersion(t, filepath.Join(testutil.ModuleRoot(t), ".agents", "package.json"), pkg)
 }
 
 // packageVersion reads an npm package.json: its version, or with dep set

@@ -125,6 +125,23 @@ func corpusMoments() []corpusMoment {
 				a.WaitScreen("Continue without these settings")
 			},
 			WithClaudeSettings(map[string]any{"tui": "classic"})),
+		// A new user's first start (WithFirstRun: only the API key
+		// approved), and the auto-mode offer; recorded with the newest
+		// Claude Code (SUP_AGENTS=latest), whose first-run screens
+		// TestClaudeFirstRun walks on the pin too.
+		claude("first_run_theme", ActivityNeedsConfirmation, "Choose the text style",
+			"First start, only the API key approved: the onboarding's theme picker, '❯ ✔ Auto (match terminal)' preselected, the others aligned with its text; no input box, no footer.",
+			func(t *testing.T, a *Agent) { a.WaitScreen("Light mode (ANSI colors only)") }, WithFirstRun()),
+		claude("first_run_security_notes", ActivityNeedsConfirmation, "Press Enter to continue",
+			"First start, the theme picked with Enter: the onboarding's 'Security notes:' (a numbered list, no selection) and 'Press Enter to continue'.",
+			func(t *testing.T, a *Agent) {
+				a.WaitScreen("Light mode (ANSI colors only)")
+				a.PressUntilGone("Choose the text style", "Enter")
+				a.WaitScreen("Press Enter to continue")
+			}, WithFirstRun()),
+		claude("auto_mode_dialog", ActivityNeedsConfirmation, "Make auto mode your default permission mode?",
+			"Onboarding done, the auto-mode offer not yet seen: 'Make auto mode your default permission mode?', '❯ Yes, set auto mode…' / 'No, keep manual mode', no input box and no footer (it comes ~20 s later).",
+			func(t *testing.T, a *Agent) { a.WaitScreen("No, keep manual mode") }, WithClaudeAutoModeOffer()),
 		claude("api_retrying_503", ActivityError, "retrying in",
 			"FAIL 503: every attempt gets a 503; '✻ API error · retrying in Ns · attempt 2/10' (later attempts show the status and message), footer still 'esc to interrupt'.",
 			func(t *testing.T, a *Agent) {
@@ -264,7 +281,7 @@ func corpusMoments() []corpusMoment {
 			"SLOW 20, some seconds in: the answer streams in above the spinner line.",
 			func(t *testing.T, a *Agent) {
 				geminiReady(t, a)
-				a.Type("SLOW 20")
+				submitGemini(t, a, "SLOW 20")
 				a.WaitScreen(" word40 ")
 				a.WaitScreen(GeminiBusy)
 			}),
@@ -292,7 +309,7 @@ func corpusMoments() []corpusMoment {
 			"Text typed into the input box, not sent (' > ' then the draft, replacing the placeholder); earlier prompts in the transcript look the same.",
 			func(t *testing.T, a *Agent) {
 				geminiReady(t, a)
-				a.Type("what is up")
+				submitGemini(t, a, "what is up")
 				a.WaitScreen(GeminiAnswerMark + "ok: what is up")
 				a.WaitScreen(GeminiPrompt)
 				a.Tmux.SendLiteral(a.Pane, corpusDraft)
@@ -311,11 +328,14 @@ func corpusMoments() []corpusMoment {
 			"An untrusted project (no trustedFolders.json entry): the folder trust dialog before the input box.",
 			func(t *testing.T, a *Agent) { a.WaitScreen(GeminiTrust) },
 			WithoutTrust()),
+		gemini("first_run_trust", ActivityNeedsConfirmation, GeminiTrust,
+			"First start, only the API key chosen (WithFirstRun): the true-colour warning, then the folder trust dialog, '● 1. Trust folder (project)' preselected.",
+			func(t *testing.T, a *Agent) { a.WaitScreen("3. Don't trust") }, WithFirstRun()),
 		gemini("api_error_final", ActivityError, "[API Error:",
 			"FAIL 400 (not retried): '✕ [API Error: …]' under the prompt, back at the empty input box.",
 			func(t *testing.T, a *Agent) {
 				geminiReady(t, a)
-				a.Type("FAIL 400")
+				submitGemini(t, a, "FAIL 400")
 				a.WaitScreen("[API Error:")
 				a.WaitScreen(GeminiPrompt)
 			}),
@@ -337,18 +357,23 @@ var corpusFaces = map[string]struct {
 	renderer       string                   // "" : the agent has one
 	ready          func(*testing.T, *Agent) // at its empty prompt
 	prompt, answer string                   // on screen when ready again; the answer's mark
+	// submit types a prompt and its Enter (Gemini CLI may drop the
+	// Enter: submitGemini presses it again).
+	submit func(*testing.T, *Agent, string)
 }{
-	CorpusClaude: {"fullscreen", claudeReady, ClaudeReady, ClaudeAnswerMark},
-	CorpusCodex:  {"", codexReady, CodexPrompt, CodexAnswerMark},
-	CorpusGemini: {"", geminiReady, GeminiPrompt, GeminiAnswerMark},
+	CorpusClaude: {"fullscreen", claudeReady, ClaudeReady, ClaudeAnswerMark, typeLine},
+	CorpusCodex:  {"", codexReady, CodexPrompt, CodexAnswerMark, typeLine},
+	CorpusGemini: {"", geminiReady, GeminiPrompt, GeminiAnswerMark, func(t *testing.T, a *Agent, text string) { submitGemini(t, a, text) }},
 }
+
+func typeLine(_ *testing.T, a *Agent, text string) { a.Type(text) }
 
 // answerTurn drives agent through one answered prompt, back to ready.
 func answerTurn(agent string) func(*testing.T, *Agent) {
 	f := corpusFaces[agent]
 	return func(t *testing.T, a *Agent) {
 		f.ready(t, a)
-		a.Type("what is up")
+		f.submit(t, a, "what is up")
 		a.WaitScreen(f.answer + "ok: what is up")
 		a.WaitScreen(f.prompt)
 	}
@@ -361,7 +386,7 @@ func answerProse(agent string) func(*testing.T, *Agent) {
 	return func(t *testing.T, a *Agent) {
 		f.ready(t, a)
 		a.Model.Queue(fakemodel.Turn{Text: corpusQuestion})
-		a.Type("what next")
+		f.submit(t, a, "what next")
 		a.WaitScreen("2. No")
 		a.WaitScreen(f.prompt)
 	}
@@ -372,16 +397,14 @@ func geminiReady(t *testing.T, a *Agent) { a.WaitGeminiReady() }
 // geminiHang sends HANG and waits until the request hangs and Gemini CLI
 // shows its spinner line.
 func geminiHang(t *testing.T, a *Agent) {
-	a.Type("HANG")
-	if _, ok := a.Model.WaitFor(ScreenTimeout, func(r fakemodel.Request) bool { return r.Turn.Hang }); !ok {
-		t.Fatal("the HANG request never came")
-	}
+	// Gemini CLI may drop the Enter: submitGemini presses it again.
+	submitGemini(t, a, "HANG")
 	a.WaitScreen(GeminiBusy)
 }
 
 func geminiConfirm(t *testing.T, a *Agent) {
 	geminiReady(t, a)
-	a.Type("RUN: touch approved.txt")
+	submitGemini(t, a, "RUN: touch approved.txt")
 	a.WaitScreen(GeminiConfirm)
 	a.WaitScreen("No, suggest changes (esc)")
 }
@@ -706,5 +729,43 @@ func TestCorpusValid(t *testing.T) {
 		if d := time.Since(start); d > 2*time.Second {
 			t.Logf("replaying %s took %v", e.File, d)
 		}
+	}
+}
+
+// TestCorpusLatest is the corpus check of a version-drift run
+// (SUP_AGENTS=latest, specs/testing.md "Version drift"): it records every
+// moment of corpusMoments with the newest agents into a scratch directory
+// (testdata/corpus is left alone), checks the replay shows the moment, and
+// classifies the recording with `sup classify` and the built-in profile:
+// activity and draft must be the moment's labels. Each moment is a row of
+// the drift table.
+func TestCorpusLatest(t *testing.T) {
+	if !Latest() {
+		t.Skipf("checks the corpus moments against the newest agents only with %s=latest", AgentsEnv)
+	}
+	sup := testutil.BuildPackage(t, "./cmd/sup")
+	scratch := t.TempDir()
+	noUserConfig := t.TempDir()
+	for _, m := range corpusMoments() {
+		e := m.fill()
+		t.Run(strings.TrimSuffix(e.File, ".raw"), func(t *testing.T) {
+			t.Parallel()
+			e.AgentVersion = AgentVersion(t, e.Agent)
+			path := filepath.Join(scratch, e.File)
+			recordMoment(t, m, e, path)
+			cmd := exec.Command(sup, "classify", "--profile", e.Agent, "--size", fmt.Sprintf("%dx%d", e.Cols, e.Rows), "--json", path)
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+noUserConfig)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("sup classify %s: %v", path, err)
+			}
+			var got struct{ Activity, Draft, Rule string }
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("sup classify --json: %v: %s", err, out)
+			}
+			if got.Activity != e.Activity || got.Draft != e.Draft {
+				t.Errorf("%s %s: classified %s (rule %q) draft %q, want %s draft %q\n%s", e.Agent, e.AgentVersion, got.Activity, got.Rule, got.Draft, e.Activity, e.Draft, ReplayScreen(t, testutil.NewTmux(t), path, e.Cols, e.Rows))
+			}
+		})
 	}
 }

@@ -63,8 +63,16 @@ func GeminiSandbox(t testing.TB, modelURL, projectDir string, opts ...Option) ma
 	for _, dir := range dirs {
 		trusted[claudeProjectKey(dir)] = "TRUST_FOLDER"
 	}
-	writeSandboxJSON(t, filepath.Join(home, ".gemini", "trustedFolders.json"), trusted)
-	writeSandboxJSON(t, filepath.Join(home, ".gemini", "settings.json"), geminiSettings())
+	settings := geminiSettings()
+	if o.FirstRun {
+		// A new user's: the API key chosen (and the offline switches),
+		// no folder trusted, no nudge seen, no warning turned off.
+		delete(settings, "ide")
+		delete(settings, "ui")
+	} else {
+		writeSandboxJSON(t, filepath.Join(home, ".gemini", "trustedFolders.json"), trusted)
+	}
+	writeSandboxJSON(t, filepath.Join(home, ".gemini", "settings.json"), settings)
 	// `gemini` in PATH, as npm links it: sup's gemini profile runs it by
 	// that name; the script's `#!/usr/bin/env node` runs it.
 	bin := filepath.Join(home, "bin")

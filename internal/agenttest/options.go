@@ -17,6 +17,17 @@ type Options struct {
 	// a recorder to the pane, or change the sandbox or project first.
 	BeforeStart []func(*Agent)
 
+	// FirstRun makes the sandbox a new user's: only the API key is
+	// approved (and the switches that keep the agent offline set);
+	// onboarding, folder trust and every first-start offer are left for
+	// the agent to ask. Implies Untrusted.
+	FirstRun bool
+
+	// ClaudeAutoModeOffer leaves hasSeenAutoDefaultNudge out of
+	// ~/.claude.json, so Claude Code asks "Make auto mode your default
+	// permission mode?" before its prompt.
+	ClaudeAutoModeOffer bool
+
 	// ClaudeUnapprovedKey leaves the API key out of customApiKeyResponses,
 	// so Claude Code asks whether to use it.
 	ClaudeUnapprovedKey bool
@@ -65,6 +76,18 @@ func WithSupConfig(yaml string) Option {
 // in it; see Options.BeforeStart.
 func WithBeforeStart(f func(*Agent)) Option {
 	return func(o *Options) { o.BeforeStart = append(o.BeforeStart, f) }
+}
+
+// WithFirstRun makes the sandbox a new user's (Options.FirstRun): the
+// agent shows every first-run screen.
+func WithFirstRun() Option {
+	return func(o *Options) { o.FirstRun, o.Untrusted = true, true }
+}
+
+// WithClaudeAutoModeOffer makes Claude Code offer auto mode as the
+// default permission mode at start (Options.ClaudeAutoModeOffer).
+func WithClaudeAutoModeOffer() Option {
+	return func(o *Options) { o.ClaudeAutoModeOffer = true }
 }
 
 // WithClaudeUnapprovedKey makes Claude Code ask about the API key.

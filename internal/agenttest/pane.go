@@ -69,6 +69,7 @@ func StartUnderSup(t testing.TB, tm *testutil.Tmux, s SupStart, o Options) *Agen
 	if testing.Short() {
 		t.Skip("real agent under sup: skipped with -short")
 	}
+	recordDrift(t, s.Profile)
 	sup := testutil.BuildPackage(t, "./cmd/sup")
 	// Short: socket paths must stay under the 108-byte sun_path limit.
 	rt, err := os.MkdirTemp("", "sup-rt-")
@@ -249,6 +250,23 @@ const retryKeysAfter = 500 * time.Millisecond
 func (a *Agent) PressUntilGone(substr string, keys ...string) {
 	a.T.Helper()
 	a.untilGone(substr, fmt.Sprint(keys), func() { a.Keys(keys...) })
+}
+
+// PressUntil sends keys until substr is on the screen, waiting
+// retryKeysAfter between tries, and fails the test after ScreenTimeout:
+// moving a dialog's selection to an option, say.
+func (a *Agent) PressUntil(substr string, keys ...string) {
+	a.T.Helper()
+	deadline := time.Now().Add(ScreenTimeout)
+	for !strings.Contains(a.Screen(), substr) {
+		if time.Now().After(deadline) {
+			a.T.Fatalf("pane %s: %q not on screen %v after pressing %v:\n%s", a.Pane, substr, ScreenTimeout, keys, a.Screen())
+		}
+		a.Keys(keys...)
+		for next := time.Now().Add(retryKeysAfter); time.Now().Before(next) && !strings.Contains(a.Screen(), substr); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // PressUntilGoneVia is PressUntilGone with the keys typed into the tmux

@@ -34,8 +34,8 @@ var ClaudeEnv = map[string]string{
 // approved (unless WithClaudeUnapprovedKey) and the WithTrust directories
 // trusted; ~/.claude/settings.json sets permissions.defaultMode "default",
 // so tool calls raise the permission prompt, merged with
-// WithClaudeSettings. It skips or fails like AgentBin when claude is not
-// installed.
+// WithClaudeSettings. WithFirstRun writes only the approved key. It skips
+// or fails like AgentBin when claude is not installed.
 func ClaudeSandbox(t testing.TB, modelURL string, opts ...Option) (env map[string]string, home string) {
 	t.Helper()
 	o := NewOptions(opts...)
@@ -50,19 +50,26 @@ func ClaudeSandbox(t testing.TB, modelURL string, opts ...Option) (env map[strin
 	for _, dir := range o.Trust {
 		projects[claudeProjectKey(dir)] = map[string]any{"hasTrustDialogAccepted": true}
 	}
-	writeSandboxJSON(t, filepath.Join(home, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true,
-		// The "Make auto mode your default permission mode?" offer that
-		// 2.1.x shows once, at first start, before the prompt.
-		"hasSeenAutoDefaultNudge": true,
-		"projects":                projects,
-		"customApiKeyResponses":   map[string]any{"approved": approved, "rejected": []string{}},
-	})
-	settings := map[string]any{"permissions": map[string]any{"defaultMode": "default"}}
-	for k, v := range o.ClaudeSettings {
-		settings[k] = v
+	keys := map[string]any{"approved": approved, "rejected": []string{}}
+	if o.FirstRun {
+		// A new user's: the key approved, nothing else answered.
+		writeSandboxJSON(t, filepath.Join(home, ".claude.json"), map[string]any{"customApiKeyResponses": keys})
+	} else {
+		state := map[string]any{
+			"hasCompletedOnboarding": true,
+			// The "Make auto mode your default permission mode?" offer that
+			// 2.1.x shows once, at first start, before the prompt.
+			"hasSeenAutoDefaultNudge": !o.ClaudeAutoModeOffer,
+			"projects":                projects,
+			"customApiKeyResponses":   keys,
+		}
+		writeSandboxJSON(t, filepath.Join(home, ".claude.json"), state)
+		settings := map[string]any{"permissions": map[string]any{"defaultMode": "default"}}
+		for k, v := range o.ClaudeSettings {
+			settings[k] = v
+		}
+		writeSandboxJSON(t, filepath.Join(home, ".claude", "settings.json"), settings)
 	}
-	writeSandboxJSON(t, filepath.Join(home, ".claude", "settings.json"), settings)
 
 	env = map[string]string{
 		"HOME":               home,

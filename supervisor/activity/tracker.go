@@ -12,6 +12,10 @@ type Config struct {
 	// QuietWindow: the operator is busy while keys arrived within it.
 	// Default 20s (specs/detection.md, "Operator input").
 	QuietWindow time.Duration
+	// UnknownAfter: a running agent's screen that no rule reads and that
+	// stayed quiet this long is a question (Tracker.Unrecognized).
+	// Default DefaultUnknownAfter (3s).
+	UnknownAfter time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -21,15 +25,22 @@ func (c Config) withDefaults() Config {
 	if c.QuietWindow <= 0 {
 		c.QuietWindow = 20 * time.Second
 	}
+	if c.UnknownAfter <= 0 {
+		c.UnknownAfter = DefaultUnknownAfter
+	}
 	return c
 }
 
 // Tracker holds one session's activity. Not safe for concurrent use: the
 // supervisor guards it.
 type Tracker struct {
-	cfg     Config
-	state   State
-	lastKey time.Time
+	cfg       Config
+	state     State
+	lastKey   time.Time
+	running   bool      // a child runs: spawned, no exit, crash or halt since
+	spawnedAt time.Time // the last spawn
+	// keyReverted: a key undid the fallback and nobody published it yet.
+	keyReverted bool
 	// released: the human pressed a key that may end the turn or answer
 	// the prompt (Esc, Ctrl-C, Enter, an option) since the state was set:
 	// the hook's hold no longer stands, because Claude Code fires no hook
@@ -47,6 +58,7 @@ func NewTracker(cfg Config) *Tracker {
 // recent higher-ranked one is ignored until the higher one is HookHold old;
 // lifecycle signals (exit, spawn, halt) always apply.
 func (t *Tracker) Observe(s Signal) bool {
+	t.noteLifecycle(s)
 	cur := t.state
 	if s.Source < cur.Source && s.Source != SourceLifecycle && cur.Source != SourceLifecycle &&
 		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity && !t.released {
@@ -113,13 +125,17 @@ func (t *Tracker) Skip(now time.Time, cooldown time.Duration) (State, bool) {
 	return t.State(now), true
 }
 
-// Key records a keystroke from the pane.
-func (t *Tracker) Key(at time.Time) { t.lastKey = at }
+// Key records a keystroke from the pane. A key undoes the fallback
+// (Unrecognized reports the change).
+func (t *Tracker) Key(at time.Time) {
+	t.lastKey = at
+	t.keyOnFallback(at)
+}
 
 // Release records a key that may end the turn or answer the prompt: the
 // next signal that disagrees applies even within the hook's hold.
 func (t *Tracker) Release(at time.Time) {
-	t.lastKey = at
+	t.Key(at)
 	if t.state.Activity == Busy || t.state.Activity == NeedsConfirmation {
 		t.released = true
 	}

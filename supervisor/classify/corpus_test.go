@@ -77,6 +77,10 @@ var corpusRules = map[string]string{
 	"claude/draft.raw":                        "prompt",
 	"claude/interrupted_draft.raw":            "prompt",
 	"claude/trust_dialog.raw":                 "trust_dialog",
+	"claude/first_run_theme.raw":              "selection",
+	"claude/first_run_security_notes.raw":     "press_enter",
+	"claude/auto_mode_dialog.raw":             "selection",
+	"gemini/first_run_trust.raw":              "trust_dialog",
 	"claude/api_key_dialog.raw":               "api_key_dialog",
 	"claude/settings_error_dialog.raw":        "settings_error_dialog",
 	"claude/api_retrying_503.raw":             "api_retrying",
@@ -236,15 +240,25 @@ func TestCorpusRuleVariants(t *testing.T) {
 		{"claude final error, then a new turn", "claude/api_error_final.raw",
 			[]func(*screen.Snapshot){setLine(11, "❯ next"), setLine(13, "✶ Thinking…"), replace("? for shortcuts", "esc to interrupt"), replace("Once fixed, resend your message", "")}, activity.Busy, "esc_to_interrupt"},
 		{"claude other dialog", "claude/permission_prompt.raw",
-			[]func(*screen.Snapshot){replace("❯ 1. Yes", "❯ 1. Allow")}, activity.NeedsConfirmation, "dialog"},
+			[]func(*screen.Snapshot){replace("❯ 1. Yes", "❯ 1. Allow")}, activity.NeedsConfirmation, "selection"},
+		{"claude other dialog, one option, with its footer", "claude/settings_error_dialog.raw",
+			[]func(*screen.Snapshot){replace("Settings Error", "Something new"), replace("2. Exit and fix manually", ""), replace("3. Continue without these settings", "")}, activity.NeedsConfirmation, "dialog"},
 		{"claude dialog text in the transcript", "claude/question_prose.raw",
 			[]func(*screen.Snapshot){replace("  1. Yes", " ❯ 1. Yes"), replace("  2. No", " Esc to cancel · Tab to amend")}, activity.Ready, "prompt"},
+		{"claude unseen dialog, no footer yet", "claude/permission_prompt.raw",
+			[]func(*screen.Snapshot){replace("❯ 1. Yes", "❯ 1. Allow"), replace("Esc to cancel · Tab to amend", "")}, activity.NeedsConfirmation, "selection"},
+		{"claude unseen dialog, second option selected", "claude/settings_error_dialog.raw",
+			[]func(*screen.Snapshot){replace("Settings Error", "Something new"), replace("❯ 1. Fix", "  1. Fix"), replace("  2. Exit", "❯ 2. Exit"), replace("Enter to confirm · Esc to cancel", "")}, activity.NeedsConfirmation, "selection"},
+		{"codex unseen dialog, second option selected", "codex/trust_screen.raw",
+			[]func(*screen.Snapshot){replace("Trust this folder?", "Pick one"), replace("› 1. Trust", "  1. Trust"), replace("  2. Back", "› 2. Back")}, activity.NeedsConfirmation, "selection"},
+		{"gemini unseen dialog", "gemini/trust_dialog.raw",
+			[]func(*screen.Snapshot){replace("Do you trust the files in this folder?", "Pick one")}, activity.NeedsConfirmation, "selection"},
 		{"codex title action required", "codex/ready_after_turn.raw",
 			[]func(*screen.Snapshot){state(""), title("[ ! ] Action Required | t | project")}, activity.NeedsConfirmation, "title_action_required"},
 		{"codex hooks review", "codex/trust_screen.raw",
 			[]func(*screen.Snapshot){replace("Trust this folder?", "Hooks need review")}, activity.NeedsConfirmation, "hooks_review"},
 		{"codex other dialog", "codex/trust_screen.raw",
-			[]func(*screen.Snapshot){replace("Trust this folder?", "Pick one")}, activity.NeedsConfirmation, "dialog"},
+			[]func(*screen.Snapshot){replace("Trust this folder?", "Pick one")}, activity.NeedsConfirmation, "selection"},
 		{"codex working line", "codex/busy_waiting.raw",
 			[]func(*screen.Snapshot){state(""), title("project")}, activity.Busy, "working_line"},
 		{"codex title spinner", "codex/busy_streaming.raw",
@@ -317,5 +331,56 @@ func TestUnitShellPack(t *testing.T) {
 	p := builtinPack(t, "shell")
 	if p.HasRules() || p.HasInput() {
 		t.Errorf("the shell pack has rules: the supervisor must fall back to the foreground process check")
+	}
+}
+
+// TestCorpusSelectionSummary: with the worded rules' signs edited out of
+// the recorded dialogs, each pack's structural `selection` rule decides
+// and names the dialog by its first line.
+func TestCorpusSelectionSummary(t *testing.T) {
+	type edit struct{ old, new string }
+	tests := []struct {
+		file    string
+		edits   []edit
+		summary string
+	}{
+		{"claude/trust_dialog.raw", []edit{{"Enter to confirm · Esc to cancel", ""}}, "Accessing workspace:"},
+		{"claude/api_key_dialog.raw", []edit{{"Enter to confirm · Esc to cancel", ""}}, "Detected a custom API key in your environment"},
+		{"claude/permission_prompt.raw", []edit{{"Esc to cancel · Tab to amend", ""}}, "Bash command"},
+		{"codex/trust_screen.raw", []edit{{"Trust this folder?", "Pick one?"}}, "Pick one? Codex can read, edit, and run files here, subject to your permission settings. Folder settings"},
+		{"codex/approval_prompt.raw", []edit{{"Press enter to confirm or esc to cancel", ""}}, "Would you like to run the following command?"},
+		{"gemini/trust_dialog.raw", []edit{{"Do you trust the files in this folder?", "Pick one?"}}, "Pick one?"},
+		{"gemini/confirmation.raw", []edit{{"No, suggest changes (esc)", "No"}}, "? Shell  touch approved.txt"},
+	}
+	entries := map[string]corpusEntry{}
+	for _, e := range loadCorpus(t) {
+		entries[e.File] = e
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			e := entries[tt.file]
+			data, err := os.ReadFile(filepath.Join(corpusDir, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := classify.Render(data, e.Cols, e.Rows)
+			for _, ed := range tt.edits {
+				found := false
+				for i, l := range snap.Lines {
+					if strings.Contains(l, ed.old) {
+						snap.Lines[i], found = strings.ReplaceAll(l, ed.old, ed.new), true
+					}
+				}
+				if !found {
+					t.Fatalf("%q is not on the screen", ed.old)
+				}
+			}
+			snap.Text, snap.ANSI = strings.TrimRight(strings.Join(snap.Lines, "\n"), "\n"), ""
+			snap.Signals.Title, snap.Signals.AgentState = "", ""
+			got := builtinPack(t, e.Agent).Classify(snap)
+			if got.Activity != activity.NeedsConfirmation || got.Rule != "selection" || got.Summary != tt.summary {
+				t.Errorf("%s rule %q summary %q, want needs_confirmation rule selection summary %q\n%s", got.Activity, got.Rule, got.Summary, tt.summary, snap.Text)
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ const (
 	regAgentState                   // Signals.AgentState (OSC 7501 payload)
 	regAltScreen                    // bool: the alternate screen is active
 	regInputBox                     // bool: the pack's input box is on the screen
+	regOptions                      // a selection list (optionSpec) is on the screen
 )
 
 type cond struct {
@@ -29,6 +30,7 @@ type cond struct {
 	neg  bool
 	n    int
 	want bool
+	opts *optionSpec // regOptions only
 }
 
 // inputSpec is a pack's draft: block: where the input box is and what in
@@ -67,6 +69,7 @@ type view struct {
 	box     *box
 	ansi    []string // the ANSI rendering's rows, split on first use
 	ansiOK  bool
+	lists   map[*optionSpec]*optionList // findOptions per spec, nil entries included
 }
 
 // Classify applies the pack's rules to a snapshot. Every rule is a set of
@@ -101,9 +104,14 @@ func (p *Pack) Classify(snap screen.Snapshot) Result {
 			res = Result{Activity: r.Activity, Reason: r.Reason, Rule: r.Name, Matched: true}
 		}
 	}
-	if decided != nil && decided.summary != nil {
+	switch {
+	case decided != nil && decided.summary != nil:
 		if m := decided.summary.FindStringSubmatch(v.screenText()); m != nil {
 			res.Summary = activity.FirstLine(m[1])
+		}
+	case decided != nil && decided.options != nil:
+		if l := v.options(decided.options); l != nil {
+			res.Summary = activity.FirstLine(l.title)
 		}
 	}
 	res.Draft = v.draft()
@@ -126,6 +134,8 @@ func (v *view) holds(c *cond) bool {
 		return v.snap.AltScreen == c.want
 	case regInputBox:
 		return (v.findBox() != nil) == c.want
+	case regOptions:
+		return v.options(c.opts) != nil
 	case regScreen:
 		s = v.screenText()
 	case regBottom:
@@ -140,6 +150,19 @@ func (v *view) holds(c *cond) bool {
 		s = v.snap.Signals.AgentState
 	}
 	return c.re.MatchString(s) != c.neg
+}
+
+// options finds o's selection list on the screen, once per view.
+func (v *view) options(o *optionSpec) *optionList {
+	if l, ok := v.lists[o]; ok {
+		return l
+	}
+	l := o.findOptions(v.lines)
+	if v.lists == nil {
+		v.lists = map[*optionSpec]*optionList{}
+	}
+	v.lists[o] = l
+	return l
 }
 
 func (v *view) screenText() string {

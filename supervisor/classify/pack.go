@@ -2,8 +2,9 @@
 // `classify:` section of a profile) with ordered rules, each a set of
 // conditions on a screen.Snapshot — regexes on the visible text, on the
 // bottom lines, on the regions above and below the agent's input box, on
-// the stream signals (title, OSC 7501 agent state), the alternate screen —
-// that yields an activity and a reason. The pack's `draft:` block says
+// the stream signals (title, OSC 7501 agent state), the alternate screen,
+// the shape of a selection list (options.go: dialogs whatever their
+// wording) — that yields an activity and a reason. The pack's `draft:` block says
 // where the input box is, which also gives the unsent text in it.
 //
 // Precedence among the rules that match: needs_confirmation > error > busy
@@ -45,6 +46,7 @@ type Rule struct {
 	Line     int // line of the rule in its YAML file, 0 if unknown
 	conds    []cond
 	summary  *regexp.Regexp // group 1 on the screen text is the Result's summary; nil: none
+	options  *optionSpec    // the rule's options: condition; without summary, the list's title is the summary
 }
 
 // Result is what a pack makes of one screen.
@@ -141,6 +143,9 @@ type rawConds struct {
 	NotAgentState   *string `yaml:"not_agent_state"`
 	AltScreen       *bool   `yaml:"alt_screen"`
 	InputBox        *bool   `yaml:"input_box"`
+	// Options is a mapping (rawOptions); a yaml.Node so that its keys
+	// are checked and its errors carry its line.
+	Options yaml.Node `yaml:"options"`
 }
 
 type rawRule struct {
@@ -261,6 +266,11 @@ func compileRule(n *yaml.Node, hasInput bool) (Rule, error) {
 		return r, errors.New("no condition: a rule needs at least one of " + strings.Join(condKeys(), ", "))
 	}
 	r.conds = conds
+	for _, c := range conds {
+		if c.opts != nil {
+			r.options = c.opts
+		}
+	}
 	return r, nil
 }
 
@@ -388,6 +398,13 @@ func compileConds(raw rawConds, hasInput bool) ([]cond, error) {
 	if raw.InputBox != nil {
 		cs = append(cs, cond{key: "input_box", reg: regInputBox, want: *raw.InputBox})
 	}
+	if raw.Options.Kind != 0 && raw.Options.ShortTag() != "!!null" {
+		o, err := compileOptions(&raw.Options)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, cond{key: "options", reg: regOptions, opts: o})
+	}
 	// All must hold, so test the cheap ones first: a flag, a title, a few
 	// lines, before a regex over the whole screen.
 	slices.SortStableFunc(cs, func(a, b cond) int { return cost(a) - cost(b) })
@@ -406,6 +423,8 @@ func cost(c cond) int {
 		if c.n > 0 {
 			return 2
 		}
+		return 3
+	case regOptions:
 		return 3
 	}
 	return 4

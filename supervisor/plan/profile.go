@@ -48,6 +48,10 @@ type Profile struct {
 	// its foreground process does (specs/detection.md, "Any program").
 	// 0: the default, 1s.
 	BusyWindow time.Duration `yaml:"busy_window"`
+	// UnknownAfter: a running agent's screen that no classify rule reads
+	// and that stays quiet this long is a question (reason unrecognized,
+	// specs/detection.md "Fallback"); 0: 3s. Profiles with a pack only.
+	UnknownAfter time.Duration `yaml:"unknown_after"`
 	// Classify reads the agent's screen (specs/detection.md, "Classifier
 	// packs"), kept as written and compiled by the supervisor
 	// (supervisor.CompilePack). A user profile's classify: section
@@ -144,6 +148,9 @@ func (p Profile) validate() error {
 	}
 	if p.BusyWindow < 0 || p.BusyWindow > time.Minute {
 		return fmt.Errorf("busy_window %s: must be between 0s (the default, 1s) and 1m", p.BusyWindow)
+	}
+	if p.UnknownAfter != 0 && (p.UnknownAfter < 500*time.Millisecond || p.UnknownAfter > time.Minute) {
+		return fmt.Errorf("unknown_after %s: must be a duration between 500ms and 1m, such as 3s (the default)", p.UnknownAfter)
 	}
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)

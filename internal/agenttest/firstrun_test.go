@@ -1,0 +1,229 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// firstRunAnswer gets past one first-run screen: the first answer whose
+// text is on the screen sends keys until that text is gone.
+type firstRunAnswer struct {
+	name string   // what the screen is, for the log and the table
+	text string   // on the screen while it shows
+	keys []string // tmux key names that answer it
+	// choose, if set, is the selected option's line to move to with Down
+	// before the keys (a dialog whose default would end the agent).
+	choose string
+	// done, if set, shows once the keys landed; else text leaving the
+	// screen does (Gemini CLI draws on the normal screen: its dialog
+	// stays above the restarted CLI).
+	done string
+}
+
+// firstRun is one agent's way from a new user's first start to its prompt.
+type firstRun struct {
+	agent   string
+	start   func(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent
+	prompt  string // on the screen at the empty prompt
+	answers []firstRunAnswer
+	// ask puts a prompt to the agent at its prompt and waits for the
+	// answer: the first run ended where it should.
+	ask func(t *testing.T, a *Agent)
+}
+
+// fallbackWindow is how long a first-run screen may read unknown: the
+// profiles' unknown_after (3s), plus the supervisor's look (≤ 50 ms) and
+// a loaded machine's slack.
+const fallbackWindow = 3*time.Second + 1500*time.Millisecond
+
+// firstRunSample is how often the walk samples `sup state --json`.
+const firstRunSample = 100 * time.Millisecond
+
+// walkFirstRun samples the session's state while the agent starts for
+// the first time, answers each first-run screen once the session reports
+// it as needs_confirmation, and returns the screens met in order. It
+// fails if the session reads ready anywhere but at the prompt, unknown
+// for longer than fallbackWindow, or needs_confirmation on a screen no
+// answer knows (the screen is in the message: add an answer).
+func walkFirstRun(t *testing.T, a *Agent, fr firstRun) []firstRunAnswer {
+	t.Helper()
+	var met []firstRunAnswer
+	var unknownSince, answeredAt time.Time
+	var answered, last ipc.State // the state the last answer was given on; the last sample's
+	deadline := time.Now().Add(3 * ScreenTimeout)
+	for ; ; time.Sleep(firstRunSample) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no prompt after %v; met %v; screen:\n%s", 3*ScreenTimeout, names(met), a.Screen())
+		}
+		st, err := a.stateNow()
+		if err != nil {
+			continue // sup not listening yet
+		}
+		screen := a.Screen()
+		if !answeredAt.IsZero() && time.Since(answeredAt) < fallbackWindow && sameWord(st, answered) {
+			// The answered screen's word still stands while the next
+			// screen is looked at (an unmatched screen keeps it until the
+			// fallback, after unknown_after, replaces it).
+			continue
+		}
+		if st.Activity != "unknown" {
+			unknownSince = time.Time{}
+		}
+		switch st.Activity {
+		case "ready":
+			if !strings.Contains(screen, fr.prompt) {
+				t.Fatalf("ready (reason %q) on a screen that is not the prompt (%q); met %v:\n%s", st.Reason, fr.prompt, names(met), screen)
+			}
+			return met
+		case "unknown":
+			if unknownSince.IsZero() {
+				unknownSince = time.Now()
+			} else if d := time.Since(unknownSince); d > fallbackWindow {
+				t.Fatalf("unknown for %v, longer than the fallback window %v; met %v:\n%s", d.Round(time.Millisecond), fallbackWindow, names(met), screen)
+			}
+		case "needs_confirmation":
+			ans, ok := findAnswer(fr.answers, screen)
+			if !ok {
+				t.Fatalf("needs_confirmation (reason %q, summary %q) on a first-run screen no answer knows; add one:\n%s", st.Reason, st.Summary, screen)
+			}
+			t.Logf("%s %s: %s — needs_confirmation, reason %s, summary %q; answering %v", fr.agent, AgentVersion(t, fr.agent), ans.name, st.Reason, st.Summary, ans.keys)
+			met = append(met, ans)
+			if ans.choose != "" {
+				chooseAndAnswer(t, a, ans)
+			} else if ans.done != "" {
+				a.PressUntil(ans.done, ans.keys...)
+			} else {
+				a.PressUntilGone(ans.text, ans.keys...)
+			}
+			answered, answeredAt = st, time.Now()
+		default:
+			if !sameWord(st, last) {
+				t.Logf("%s: %s (reason %q) on the way", fr.agent, st.Activity, st.Reason)
+			}
+		}
+		last = st
+	}
+}
+
+// chooseAndAnswer moves the selection to ans.choose with Down, then
+// sends ans.keys once the selection has stayed there for a moment, until
+// the dialog is gone. Claude Code's trust dialog may redraw with its
+// default ("No, exit") selected again just after it appears, and an Enter
+// then ends Claude Code (sup restarts it, and the dialog comes back).
+func chooseAndAnswer(t *testing.T, a *Agent, ans firstRunAnswer) {
+	t.Helper()
+	deadline := time.Now().Add(ScreenTimeout)
+	for strings.Contains(a.Screen(), ans.text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: could not choose %q:\n%s", ans.name, ans.choose, a.Screen())
+		}
+		a.PressUntil(ans.choose, "Down")
+		time.Sleep(500 * time.Millisecond)
+		if !strings.Contains(a.Screen(), ans.choose) {
+			continue
+		}
+		a.Keys(ans.keys...)
+		for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && strings.Contains(a.Screen(), ans.text); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// sameWord reports whether two states say the same about the session.
+func sameWord(a, b ipc.State) bool {
+	return a.Activity == b.Activity && a.Reason == b.Reason && a.Summary == b.Summary
+}
+
+func findAnswer(answers []firstRunAnswer, screen string) (firstRunAnswer, bool) {
+	for _, ans := range answers {
+		if strings.Contains(screen, ans.text) {
+			return ans, true
+		}
+	}
+	return firstRunAnswer{}, false
+}
+
+func names(met []firstRunAnswer) []string {
+	out := make([]string, len(met))
+	for i, m := range met {
+		out[i] = m.name
+	}
+	return out
+}
+
+// stateNow is State without failing the test: sup may not listen yet.
+func (a *Agent) stateNow() (ipc.State, error) {
+	out, err := a.SupCmd("state", "--json", a.Doc)
+	if err != nil {
+		return ipc.State{}, err
+	}
+	var st ipc.State
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return ipc.State{}, fmt.Errorf("sup state --json: %w: %s", err, out)
+	}
+	return st, nil
+}
+
+var claudeFirstRun = firstRun{
+	agent:  "claude",
+	start:  StartClaude,
+	prompt: "❯\u00a0", // the input box; the first start's footer is auto mode's
+	ask: func(t *testing.T, a *Agent) {
+		a.Type("what is up")
+		a.WaitScreen(ClaudeAnswerMark + "ok: what is up")
+	},
+	answers: []firstRunAnswer{
+		{"theme", "Choose the text style", []string{"Enter"}, "", ""},
+		{"security notes", "Press Enter to continue", []string{"Enter"}, "", ""},
+		{"trust", ClaudeTrust, []string{"Enter"}, "❯ Yes, I trust this folder", ""},
+	},
+}
+
+var codexFirstRun = firstRun{
+	agent:  "codex",
+	start:  StartCodex,
+	prompt: CodexPrompt,
+	ask: func(t *testing.T, a *Agent) {
+		a.WaitCodexReady()
+		a.Type("what is up")
+		a.WaitScreen(CodexAnswerMark + "ok: what is up")
+	},
+	answers: []firstRunAnswer{
+		{"trust", CodexTrust, []string{"Enter"}, "", ""},
+	},
+}
+
+var geminiFirstRun = firstRun{
+	agent:  "gemini",
+	start:  StartGemini,
+	prompt: GeminiPrompt,
+	ask: func(t *testing.T, a *Agent) {
+		a.WaitGeminiReady()
+		submitGemini(t, a, "what is up")
+		a.WaitScreen(GeminiAnswerMark + "ok: what is up")
+	},
+	answers: []firstRunAnswer{
+		{"trust", GeminiTrust, []string{"Enter"}, "", "Gemini CLI is restarting to apply the trust changes"},
+	},
+}
+
+// testFirstRun starts the agent as a new user would (only the API key
+// approved), walks its first-run screens under real `sup start` in a
+// real tmux pane, and checks the agent then answers a prompt.
+func testFirstRun(t *testing.T, fr firstRun) {
+	t.Parallel()
+	a := fr.start(t, testutil.NewTmux(t), WithFirstRun())
+	met := walkFirstRun(t, a, fr)
+	t.Logf("%s %s: first-run screens: %v", fr.agent, AgentVersion(t, fr.agent), names(met))
+	fr.ask(t, a)
+}
+
+func TestClaudeFirstRun(t *testing.T) { testFirstRun(t, claudeFirstRun) }
+func TestCodexFirstRun(t *testing.T)  { testFirstRun(t, codexFirstRun) }
+func TestGeminiFirstRun(t *testing.T) { testFirstRun(t, geminiFirstRun) }

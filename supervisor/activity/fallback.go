@@ -1,0 +1,80 @@
+package activity
+
+import "time"
+
+// The fallback's and the spawn's rule names (Signal.Rule).
+const (
+	// FallbackRule names the signal of the pack-independent fallback, so
+	// a pack author sees which screens no rule reads.
+	FallbackRule = "fallback:unrecognized"
+	// SpawnRule is the lifecycle signal of a child starting: from it until
+	// the next lifecycle signal (exit, crash, halt) an agent runs.
+	SpawnRule = "lifecycle:spawn"
+)
+
+// DefaultUnknownAfter is how long an unrecognized screen must be quiet
+// before the fallback calls it a question (Config.UnknownAfter).
+const DefaultUnknownAfter = 3 * time.Second
+
+// Unrecognized is the pack-independent fallback, for a screen no rule of
+// the profile's pack matched at now: once the running agent has written
+// nothing (and no key came) for UnknownAfter, it waits on something nobody
+// wrote a rule for — a new dialog, a notice — so the session becomes
+// needs_confirmation, reason unrecognized, summary the screen's salient
+// line, rule FallbackRule, and enters the stuck queue. A rank-screen
+// signal: a hook or stream signal outranks it, any classifier match
+// replaces it, and so does a key (Key).
+//
+// lastOutput is when the child last wrote; the quiet is counted from it,
+// the last key or the spawn, whichever is latest. A blank screen (salient
+// "") asks nothing. It reports whether the state
+// changed (publish it) and, while the fallback is not yet due, how long to
+// wait before asking again (0: nothing to wait for).
+func (t *Tracker) Unrecognized(now, lastOutput time.Time, salient string) (changed bool, wait time.Duration) {
+	changed, t.keyReverted = t.keyReverted, false
+	if !t.running || salient == "" {
+		// Not running, or a blank screen: nothing asks anything yet.
+		return changed, 0
+	}
+	quietFrom := lastOutput
+	for _, at := range []time.Time{t.lastKey, t.spawnedAt} {
+		if at.After(quietFrom) {
+			quietFrom = at
+		}
+	}
+	if quiet := now.Sub(quietFrom); quiet < t.cfg.UnknownAfter {
+		return changed, t.cfg.UnknownAfter - quiet
+	}
+	cur := t.state
+	if cur.Source > SourceScreen && cur.Source != SourceLifecycle && cur.Activity != NeedsConfirmation {
+		// A hook or stream signal still holds: ask again when it expires.
+		if age := now.Sub(cur.Since); age < t.cfg.HookHold {
+			return changed, t.cfg.HookHold - age
+		}
+	}
+	sig := Signal{Source: SourceScreen, Rule: FallbackRule, Activity: NeedsConfirmation,
+		Reason: "unrecognized", Summary: FirstLine(salient), Stuck: true, At: now}
+	return t.Observe(sig) || changed, 0
+}
+
+// noteLifecycle keeps t.running: an agent runs from its spawn to the next
+// lifecycle signal.
+func (t *Tracker) noteLifecycle(s Signal) {
+	if s.Source == SourceLifecycle {
+		t.running = s.Rule == SpawnRule
+		if t.running {
+			t.spawnedAt = s.At
+		}
+	}
+}
+
+// keyOnFallback undoes the fallback when the human presses a key: they
+// answer whatever the screen shows, so it is unknown again until a rule
+// (or, after UnknownAfter of quiet, the fallback) reads it.
+func (t *Tracker) keyOnFallback(at time.Time) {
+	if t.state.Rule != FallbackRule {
+		return
+	}
+	t.state = State{Activity: Unknown, Source: SourceScreen, Since: at}
+	t.keyReverted = true
+}
