@@ -21,13 +21,13 @@ import (
 
 // fastProfile runs fakeagent with a 1 ms submit delay, so that hundreds of
 // triggers take seconds.
-const fastProfile = "command: [fakeagent]\nsubmit_delay: 1ms\n"
+const fastProfile = "command: [fakeagent]\nsubmit_delay: 1ms\nenvelope: true\n"
 
 // startFast starts fakeagent -raw -ack under the fast profile.
 func (r *rig) startFast() string {
 	r.t.Helper()
 	r.write("config/sup/profiles/fast.yaml", fastProfile)
-	argv := []string{r.bins.Sup, "start", "--profile", "fast", filepath.Join(r.dir, "doc.md"), "--", "fakeagent", "-raw", "-ack"}
+	argv := []string{r.bins.Sup, "start", "--profile", "fast", filepath.Join(r.dir, "doc.md"), "--", "fakeagent", "-ready", "-raw", "-ack"}
 	pane := r.tm.NewWindowDir(r.dir, r.env, argv...)
 	r.tm.WaitFor(r.t, pane, "fakeagent ready", 10*time.Second)
 	return pane

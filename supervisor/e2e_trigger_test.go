@@ -89,7 +89,7 @@ func (r *rig) waitTriggerCount(outcome string, n int) {
 func TestE2ETriggerPasteByteExact(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
-	r.start("-raw", "-bracketed", "-ack", "-record", rec)
+	r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)
 	testutil.WaitUntil(t, 5*time.Second, "bracketed paste in state", func() bool { return r.state("doc").BracketedPaste })
 	prompt := "line one\nline\x1b[201~ two\r\n\x07end \xff ok"
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t-1", ThreadID: "th", Reason: "review", Prompt: prompt, Requester: "test", Wait: true})
@@ -126,7 +126,7 @@ func TestE2ETriggerPasteByteExact(t *testing.T) {
 func TestE2ETriggerPlainPaste(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
-	pane := r.start("-raw", "-ack", "-record", rec)
+	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
 	off := false
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t-2", Prompt: "a\nb", Envelope: &off, AckTimeoutMS: 300, Wait: true})
 	// Without an envelope fakeagent prints no marker: the ack times out,
@@ -146,7 +146,7 @@ func TestE2ETriggerPlainPaste(t *testing.T) {
 func TestE2ETriggerDefersWhileOperatorTypes(t *testing.T) {
 	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
 	rec := filepath.Join(r.dir, "rec")
-	pane := r.start("-raw", "-ack", "-record", rec)
+	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
 	typed := time.Now() // sup sees the key later: the quiet window ends after typed+3s
 	r.tm.SendLiteral(pane, "x")
 	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
@@ -188,7 +188,7 @@ func TestE2ETriggerDefersWhileOperatorTypes(t *testing.T) {
 // thread that got triggers without progress until unblock.
 func TestE2ETriggerRateLimitLoopGuard(t *testing.T) {
 	r := newRig(t, triggerConfig+"  rate_limit: 2\n  rate_window: 1500ms\n  loop_no_progress: 4\n")
-	r.start("-raw", "-ack")
+	r.start("-ready", "-raw", "-ack")
 	for _, id := range []string{"r-1", "r-2"} {
 		if res := r.trigger(ipc.TriggerParams{TriggerID: id, Prompt: "p " + id, Wait: true}); res.Result != ipc.OutcomeDelivered {
 			t.Fatalf("%s: %+v", id, res)
@@ -224,7 +224,7 @@ func TestE2ETriggerRateLimitLoopGuard(t *testing.T) {
 func TestE2ETriggerIdempotent(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
-	pane := r.start("-raw", "-ack", "-record", rec)
+	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
 	first := r.trigger(ipc.TriggerParams{TriggerID: "same", Prompt: "once", Wait: true})
 	again := r.trigger(ipc.TriggerParams{TriggerID: "same", Prompt: "once", Wait: true})
 	if first.Result != ipc.OutcomeDelivered || !again.Repeat || again.Result != first.Result || again.DeliveredAt != first.DeliveredAt {
@@ -232,7 +232,7 @@ func TestE2ETriggerIdempotent(t *testing.T) {
 	}
 	r.mustSup("stop", "doc")
 	testutil.WaitUntil(t, 10*time.Second, "sup to end", func() bool { return r.tm.PaneDead(pane) || len(r.sockets()) == 0 })
-	r.start("-raw", "-ack", "-record", rec)
+	r.start("-ready", "-raw", "-ack", "-record", rec)
 	after := r.trigger(ipc.TriggerParams{TriggerID: "same", Prompt: "once", Wait: true})
 	if !after.Repeat || after.Result != ipc.OutcomeDelivered || after.DeliveredAt != first.DeliveredAt {
 		t.Fatalf("after a sup restart: %+v, want the first outcome", after)
@@ -251,7 +251,7 @@ func TestE2ETriggerRestartCancels(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	starts := filepath.Join(r.dir, "starts")
-	r.start("-raw", "-record", rec, "-starts", starts)
+	r.start("-ready", "-raw", "-record", rec, "-starts", starts)
 	res := r.trigger(ipc.TriggerParams{TriggerID: "c-1", Prompt: "never acked", AckTimeoutMS: 10000})
 	if res.Result != ipc.OutcomeAccepted {
 		t.Fatalf("without wait: %+v, want accepted", res)
@@ -277,7 +277,7 @@ func TestE2ETriggerRestartCancels(t *testing.T) {
 func TestE2ETriggerBringsChildBack(t *testing.T) {
 	r := newRig(t, triggerConfig+"crash: {transient_delay: 60s}\n")
 	starts := filepath.Join(r.dir, "starts")
-	pane := r.start("-raw", "-ack", "-starts", starts)
+	pane := r.start("-ready", "-raw", "-ack", "-starts", starts)
 	killChild(t, r.waitStarts(starts, 1)[0])
 	r.tm.WaitFor(t, pane, "restarting in", 5*time.Second)
 	res := r.trigger(ipc.TriggerParams{TriggerID: "b-1", Prompt: "wake up", Wait: true})
@@ -303,7 +303,7 @@ func TestE2ETriggerBringsChildBack(t *testing.T) {
 // failure is reported in the result and the session log.
 func TestE2ETriggerReadOnlyStateDir(t *testing.T) {
 	r := newRig(t, triggerConfig)
-	pane := r.start("-raw", "-ack")
+	pane := r.start("-ready", "-raw", "-ack")
 	dir := filepath.Join(r.env["XDG_STATE_HOME"], "sup")
 	audit := filepath.Join(dir, "audit.jsonl")
 	// A full disk: /dev/full takes the open and fails every write (ENOSPC).
@@ -354,7 +354,7 @@ func killChild(t *testing.T, pid int) {
 // exit status; sup unblock answers for a thread that was not blocked.
 func TestE2ETriggerCLI(t *testing.T) {
 	r := newRig(t, triggerConfig)
-	r.start("-raw", "-ack")
+	r.start("-ready", "-raw", "-ack")
 	out := r.mustSup("trigger", "--id", "cli-1", "--thread", "t", "--reason", "ci", "doc", "hello\nworld")
 	if out != "delivered cli-1 to doc (attempt 1, acked by marker)\n" {
 		t.Fatalf("sup trigger printed %q", out)
@@ -383,7 +383,7 @@ func TestE2ETriggerCLI(t *testing.T) {
 func TestE2ETriggerDraftDefers(t *testing.T) {
 	r := newRig(t, triggerConfig+"  max_defer: 1500ms\n")
 	rec := filepath.Join(r.dir, "rec")
-	r.start("-raw", "-ack", "-record", rec, "-draft", "half a thought")
+	r.start("-ready", "-raw", "-ack", "-record", rec, "-draft", "half a thought")
 	testutil.WaitUntil(t, 5*time.Second, "the draft in state", func() bool { return r.state("doc").Draft == "half a thought" })
 	res := r.trigger(ipc.TriggerParams{TriggerID: "dr-1", Prompt: "not now", Wait: true})
 	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeDeferTimeout {

@@ -96,6 +96,16 @@ func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Durat
 	return n, err
 }
 
+// replyTo writes sup's reply to a terminal query into master's input, if
+// master is still the running child's (a reply meant for a child that
+// ended must not reach its successor).
+func (r *inputRouter) replyTo(master *os.File, data []byte) {
+	r.write(master, data, false, 0, replyTimeout, nil) // Best effort: the child may be gone.
+}
+
+// replyTimeout bounds a reply into a child that does not read its input.
+const replyTimeout = time.Second
+
 // errGateClosed is what deliverTo returns when allow said no.
 var errGateClosed = errors.New("gate closed")
 

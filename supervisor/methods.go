@@ -63,7 +63,7 @@ func (s *Session) sessionState() ipc.State {
 		Health:       string(s.tracker.Health()),
 		RestartCount: max(s.spawns-1, 0),
 
-		LastOutputAt:   s.lastOutput.Load(),
+		LastOutputAt:   unixMilli(s.lastOutputAt()),
 		AgentSessionID: s.agentSessionID,
 		Triggers:       map[string]int{},
 		StartedAt:      s.startedAt.UnixMilli(),

@@ -58,7 +58,7 @@ type Session struct {
 
 	in         inputRouter
 	view       atomic.Pointer[view] // the screen of the current (or last) child
-	lastOutput atomic.Int64         // unix ms of the child's last output
+	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
 
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 	queue *queueFile // nil: facts not published (no runtime dir, tests)

@@ -47,9 +47,9 @@ type sessionRig struct {
 }
 
 // newSessionRig starts a session whose profile is the built-in shell one
-// (no screen rules: the pty's foreground process says ready or busy),
-// overlaid with profile, running the fakeagent with args plus -raw and
-// -record.
+// (no screen rules: the pty's foreground process says ready or busy) with
+// the trigger envelope on and a short busy window, overlaid with profile,
+// running the fakeagent with args plus -raw and -record.
 func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 	t.Helper()
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
@@ -57,7 +57,7 @@ func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 	r := &sessionRig{t: t, record: filepath.Join(dir, "record")}
 	for path, content := range map[string]string{
 		"config/sup/config.yaml":         sessionConfig,
-		"config/sup/profiles/shell.yaml": profile,
+		"config/sup/profiles/shell.yaml": "envelope: true\nbusy_window: 100ms\n" + profile,
 		"doc.md":                         "# in-process session\n",
 	} {
 		path = filepath.Join(dir, path)
@@ -219,11 +219,14 @@ func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
 // acknowledgement ends TRIGGER_CANCELLED when the child it was written to
 // is restarted; it is never typed into the successor.
 func TestSessionRestartCancelsDelivery(t *testing.T) {
-	// No -ack, and a screen rule that never matches instead of the
-	// foreground process: nothing acknowledges the trigger. (With the
-	// foreground rule, the dying child's last moments can read as busy,
-	// which counts as an acknowledgement by activity.)
-	r := newSessionRig(t, "classify:\n  rules: [{name: never, activity: busy, screen: NEVER_ON_SCREEN}]\n")
+	// No -ack, and a screen rule that reads the agent as ready for good
+	// instead of the foreground process: nothing acknowledges the
+	// trigger. (With the foreground rule, the dying child's last moments
+	// can read as busy, which counts as an acknowledgement by activity.)
+	r := newSessionRig(t, "classify:\n  rules: [{name: up, activity: ready, reason: idle, screen: 'fakeagent ready'}]\n")
+	testutil.WaitUntil(t, 10*time.Second, "the screen rule to say ready", func() bool {
+		return r.s.State().Activity == "ready"
+	})
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t3", Prompt: "lost in the restart"})
 	if res.Result != ipc.OutcomeAccepted {
 		t.Fatalf("trigger: %+v, want accepted", res)

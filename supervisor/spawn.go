@@ -54,8 +54,11 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	}
 	c.Resumed = resumed
 	v := newView(int(size.Cols), int(size.Rows), pack == nil || !pack.HasRules())
+	if !s.term.inTTY {
+		v.replies = newReplies(v.model)
+	}
 	s.showView(v)
-	s.goSafe(func() { c.Pump(s.term.out, s.tap(v)) })
+	s.goSafe(func() { c.Pump(s.term.out, s.tap(c, v)) })
 	s.goSafe(c.Wait)
 
 	s.guard.Run(c.PID())

@@ -125,7 +125,7 @@ func (p deskPort) ScreenText() string {
 
 func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
 	s := p.s
-	f := desk.AckFacts{LastOutput: time.UnixMilli(s.lastOutput.Load()), LineMode: s.lineMode()}
+	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
@@ -192,7 +192,7 @@ func (s *Session) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
 	case activity.Ready:
 		return true
 	case activity.Unknown:
-		last := s.lastOutput.Load()
+		last := s.lastOutputAt().UnixMilli()
 		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
 	}
 	return false

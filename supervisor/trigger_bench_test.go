@@ -34,7 +34,7 @@ func BenchmarkTriggerLatency(b *testing.B) {
 	tmuxFIFO := fifo(b, filepath.Join(r.dir, "tmux.fifo"))
 	r.write("config/sup/profiles/fast.yaml", fastProfile)
 	sup := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "fast", filepath.Join(r.dir, "doc.md"), "--",
-		"fakeagent", "-raw", "-record", supFIFO)
+		"fakeagent", "-ready", "-raw", "-record", supFIFO)
 	bare := r.tm.NewWindowDir(r.dir, r.env, r.bins.FakeAgent, "-raw", "-record", tmuxFIFO)
 	r.tm.WaitFor(b, sup, "fakeagent ready", 10*time.Second)
 	r.tm.WaitFor(b, bare, "fakeagent ready", 10*time.Second)

@@ -70,7 +70,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 		}
 		if res.Activity == activity.Ready {
-			quiet := time.Since(time.UnixMilli(s.lastOutput.Load()))
+			quiet := time.Since(s.lastOutputAt())
 			if quiet < debounce {
 				recheck.Reset(debounce - quiet)
 				continue
@@ -86,7 +86,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 func (s *Session) unrecognized(snap screen.Snapshot) time.Duration {
 	now := time.Now()
 	s.mu.Lock()
-	changed, wait := s.act.Unrecognized(now, time.UnixMilli(s.lastOutput.Load()), classify.Salient(snap))
+	changed, wait := s.act.Unrecognized(now, s.lastOutputAt(), classify.Salient(snap))
 	st := s.act.State(now)
 	s.mu.Unlock()
 	if changed {
@@ -112,8 +112,8 @@ const (
 func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
 	now := time.Now()
 	lastOut := time.Time{}
-	if ms := s.lastOutput.Load(); ms >= c.StartedAt().UnixMilli() {
-		lastOut = time.UnixMilli(ms)
+	if at := s.lastOutputAt(); !at.Before(c.StartedAt()) {
+		lastOut = at
 	}
 	facts, err := foreground.Sample(c.Master())
 	if err != nil {

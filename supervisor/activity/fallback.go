@@ -21,9 +21,10 @@ const DefaultUnknownAfter = 3 * time.Second
 // nothing (and no key came) for UnknownAfter, it waits on something nobody
 // wrote a rule for — a new dialog, a notice — so the session becomes
 // needs_confirmation, reason unrecognized, summary the screen's salient
-// line, rule FallbackRule, and enters the stuck queue. A rank-screen
-// signal: a hook or stream signal outranks it, any classifier match
-// replaces it, and so does a key (Key).
+// line, rule FallbackRule, and enters the stuck queue. It applies only
+// while the activity is unknown (or already the fallback's): any other
+// signal — hook, stream, classifier match — has the word, and a key
+// (Key) undoes it.
 //
 // lastOutput is when the child last wrote; the quiet is counted from it,
 // the last key or the spawn, whichever is latest. A blank screen (salient
@@ -45,12 +46,11 @@ func (t *Tracker) Unrecognized(now, lastOutput time.Time, salient string) (chang
 	if quiet := now.Sub(quietFrom); quiet < t.cfg.UnknownAfter {
 		return changed, t.cfg.UnknownAfter - quiet
 	}
-	cur := t.state
-	if cur.Source > SourceScreen && cur.Source != SourceLifecycle && cur.Activity != NeedsConfirmation {
-		// A hook or stream signal still holds: ask again when it expires.
-		if age := now.Sub(cur.Since); age < t.cfg.HookHold {
-			return changed, t.cfg.HookHold - age
-		}
+	if cur := t.state; cur.Activity != Unknown && cur.Rule != FallbackRule {
+		// Another signal has the word (a hook, a stream signal, a rule):
+		// the fallback is for a session sup knows nothing about, not a
+		// second opinion on one it does (specs/detection.md, "Fallback").
+		return changed, 0
 	}
 	sig := Signal{Source: SourceScreen, Rule: FallbackRule, Activity: NeedsConfirmation,
 		Reason: "unrecognized", Summary: FirstLine(salient), Stuck: true, At: now}

@@ -341,6 +341,9 @@ func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string 
 		(strings.Contains(f.Prompt, "id="+j.id) || strings.Contains(f.Prompt, head(j.p.Prompt))) {
 		return "hook"
 	}
+	if marker != "" && strings.Contains(d.sess.ScreenText(), marker) {
+		return "marker"
+	}
 	if f.LineMode {
 		switch {
 		case f.LastOutput.After(submitAt):
@@ -350,11 +353,6 @@ func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string 
 		}
 	} else if f.Busy && !f.Since.Before(writeAt) {
 		return "activity"
-	}
-	if marker != "" {
-		if strings.Contains(d.sess.ScreenText(), marker) {
-			return "marker"
-		}
 	}
 	return ""
 }

@@ -102,7 +102,7 @@ func (d *Desk) Restore(document string, now time.Time) (int, error) {
 // delivery goroutine (Run). With p.Wait it answers the final outcome;
 // without, accepted or deferred at once.
 func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerResult, error) {
-	j, err := d.newJob(p)
+	j, err := d.newJob(p, d.sess.Envelope())
 	if err != nil {
 		return ipc.TriggerResult{}, err
 	}
@@ -159,7 +159,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 }
 
 // newJob validates params into a job.
-func (d *Desk) newJob(p ipc.TriggerParams) (*job, error) {
+func (d *Desk) newJob(p ipc.TriggerParams, envelope bool) (*job, error) {
 	cfg := d.cfg
 	id := trigger.SanitizeID(p.TriggerID)
 	if id == "" {
@@ -194,7 +194,7 @@ func (d *Desk) newJob(p ipc.TriggerParams) (*job, error) {
 	if p.AckTimeoutMS > 0 {
 		j.ackTimeout = time.Duration(p.AckTimeoutMS) * time.Millisecond
 	}
-	j.envelope = d.sess.Envelope()
+	j.envelope = envelope // the profile's, unless the request says
 	if p.Envelope != nil {
 		j.envelope = *p.Envelope
 	}

@@ -31,7 +31,7 @@ func TestNewJobRefusesBadParams(t *testing.T) {
 		{ipc.TriggerParams{TriggerID: "t", Prompt: "x", ForceOverride: true}, ipc.CodeBadRequest, "trigger: "},
 	}
 	for _, tt := range tests {
-		_, err := d.newJob(tt.p)
+		_, err := d.newJob(tt.p, true)
 		var ie *ipc.Error
 		if !errors.As(err, &ie) || ie.Code != tt.code || !strings.Contains(ie.Message, tt.msg) {
 			t.Errorf("%+v: %v, want %s containing %q", tt.p, err, tt.code, tt.msg)
@@ -43,7 +43,7 @@ func TestNewJobRefusesBadParams(t *testing.T) {
 // envelope, on the default thread, unless the envelope is turned off.
 func TestNewJobEnvelope(t *testing.T) {
 	d := New(trigger.Config{}, nil, nil, nil)
-	j, err := d.newJob(ipc.TriggerParams{TriggerID: "t1", Prompt: "run\x1b[31m it"})
+	j, err := d.newJob(ipc.TriggerParams{TriggerID: "t1", Prompt: "run\x1b[31m it"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,17 @@ func TestNewJobEnvelope(t *testing.T) {
 		t.Fatalf("job %q on thread %q", j.text, j.thread)
 	}
 	off := false
-	if j, err = d.newJob(ipc.TriggerParams{TriggerID: "t2", Prompt: "plain", Envelope: &off}); err != nil || j.text != "plain" {
+	if j, err = d.newJob(ipc.TriggerParams{TriggerID: "t2", Prompt: "plain", Envelope: &off}, true); err != nil || j.text != "plain" {
 		t.Fatalf("envelope off: %q, %v", j.text, err)
+	}
+	// A profile without the envelope (a shell): the plain prompt, unless
+	// the request asks for it.
+	if j, err = d.newJob(ipc.TriggerParams{TriggerID: "t3", Prompt: "echo hi"}, false); err != nil || j.text != "echo hi" {
+		t.Fatalf("profile without the envelope: %q, %v", j.text, err)
+	}
+	on := true
+	if j, err = d.newJob(ipc.TriggerParams{TriggerID: "t4", Prompt: "echo hi", Envelope: &on}, false); err != nil || !strings.HasPrefix(j.text, "[BRIDGE_TRIGGER id=t4") {
+		t.Fatalf("envelope asked for: %q, %v", j.text, err)
 	}
 }
 

@@ -31,7 +31,14 @@
 //
 // then it prints "fakeagent ready pid=<pid>"; tests wait for that line. Signal
 // handlers are installed before it, so a resize or SIGTERM sent after it is
-// never missed.
+// never missed. Then:
+//
+//	-ready                tell the supervisor it waits for a prompt, as an
+//	                      agent with sup's hooks does: a Claude-style Stop
+//	                      hook over $SUP_SOCKET. Without it (and without a
+//	                      profile whose screen rules read it) the session
+//	                      stays unknown, and sup never types into an unknown
+//	                      screen (specs/triggers.md).
 //
 // While running:
 //
@@ -66,6 +73,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -79,6 +87,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/ipc"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -108,6 +117,7 @@ var (
 	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
+	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
 	rawState       *term.State
 	outMu          sync.Mutex
 	pid            = os.Getpid()
@@ -172,6 +182,9 @@ func main() {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGINT)
 	say(fmt.Sprintf("fakeagent ready pid=%d", pid))
+	if *flagReady {
+		reportReady()
+	}
 	if *flagDraft != "" {
 		rule := strings.Repeat("─", 40)
 		say(rule)
@@ -457,4 +470,24 @@ func fatalf(format string, args ...any) {
 		_ = term.Restore(stdinFD, rawState)
 	}
 	os.Exit(2)
+}
+
+// reportReady sends the Stop hook an agent's hooks would send at its
+// prompt.
+func reportReady() {
+	sock := os.Getenv("SUP_SOCKET")
+	if sock == "" {
+		fatalf("-ready: SUP_SOCKET is not set (run under sup start)")
+	}
+	c, err := ipc.Dial(sock, 5*time.Second)
+	if err != nil {
+		fatalf("-ready: %v", err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var res ipc.HookResult
+	if err := c.Call(ctx, ipc.MethodHook, ipc.HookParams{Agent: "claude", Event: "Stop", Message: "fakeagent ready"}, &res); err != nil {
+		fatalf("-ready: hook: %v", err)
+	}
 }
