@@ -1,0 +1,142 @@
+//go:build linux
+
+package supervisor_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// startShell runs `sup start --profile shell doc.md -- sh -c SCRIPT` in a
+// new pane (the profile without screen rules: the foreground process and
+// the output decide).
+func (r *rig) startShell(script string) string {
+	r.t.Helper()
+	return r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
+}
+
+// The reproduction of issue #12: a child that sends terminal queries, in a
+// real tmux pane, nobody typing. tmux answers them on the pane's input; sup
+// forwards the replies to the child but does not count them as keys.
+func TestE2ETerminalRepliesAreNotTyping(t *testing.T) {
+	r := newRig(t, "")
+	// DA1, DA2, cursor position, OSC 11 colour, kitty keyboard flags,
+	// XTVERSION; then read one line and say what came.
+	pane := r.startShell(`printf '\033[c\033[>c\033[6n\033]11;?\007\033[?u\033[>0q'; echo QUERIED; ` +
+		`stty raw -echo; dd bs=1 count=1 2>/dev/null | od -An -c; stty sane; echo GOT-KEY; sleep 30`)
+	r.tm.WaitFor(t, pane, "QUERIED", 10*time.Second)
+	testutil.WaitUntil(t, 5*time.Second, "the session to be up", func() bool { return r.state("doc").PID != 0 })
+	time.Sleep(300 * time.Millisecond) // tmux's replies arrive after the queries
+	if st := r.state("doc"); st.OperatorBusy || st.LastInputAt != 0 {
+		t.Fatalf("no key pressed, yet operator_busy %v last_input_at %d: terminal replies counted as typing", st.OperatorBusy, st.LastInputAt)
+	}
+	r.tm.SendLiteral(pane, "k")
+	r.tm.WaitFor(t, pane, "GOT-KEY", 10*time.Second)
+	if st := r.state("doc"); !st.OperatorBusy || st.LastInputAt == 0 {
+		t.Fatalf("after a real key: operator_busy %v last_input_at %d, want busy", st.OperatorBusy, st.LastInputAt)
+	}
+}
+
+// Focus reports (ESC[I, ESC[O: tmux sends them on every pane switch when
+// the agent turned on focus tracking) are a fact of their own, not typing.
+func TestE2EFocusReportsAreAFact(t *testing.T) {
+	r := newRig(t, "")
+	pane := r.start("-raw", "-record", filepath.Join(r.dir, "rec"))
+	if st := r.state("doc"); st.Focused != nil {
+		t.Fatalf("focused %v before any report, want unknown (null)", *st.Focused)
+	}
+	r.tm.SendKeys(pane, "-H", "1b", "5b", "49") // ESC [ I
+	testutil.WaitUntil(t, 5*time.Second, "focused", func() bool {
+		st := r.state("doc")
+		return st.Focused != nil && *st.Focused && st.FocusedAt != 0
+	})
+	r.tm.SendKeys(pane, "-H", "1b", "5b", "4f") // ESC [ O
+	testutil.WaitUntil(t, 5*time.Second, "not focused", func() bool {
+		st := r.state("doc")
+		return st.Focused != nil && !*st.Focused
+	})
+	if st := r.state("doc"); st.OperatorBusy || st.LastInputAt != 0 {
+		t.Fatalf("focus reports counted as typing: %+v", st)
+	}
+	// The child still got every byte, in order.
+	testutil.WaitUntil(t, 5*time.Second, "the reports to reach the child", func() bool {
+		data, _ := os.ReadFile(filepath.Join(r.dir, "rec")) // Best effort: written as it reads.
+		return string(data) == "\x1b[I\x1b[O"
+	})
+}
+
+// Issue #12 item 4: a program that prints every 200 ms is busy at every
+// sample, whether sh or sleep is in the foreground, and never in the queue.
+func TestE2EPrintingProgramIsNeverStuck(t *testing.T) {
+	r := newRig(t, "")
+	pane := r.startShell(`while :; do echo working; sleep 0.2; done`)
+	r.tm.WaitFor(t, pane, "working", 10*time.Second)
+	end := time.Now().Add(30 * time.Second)
+	if testing.Short() {
+		end = time.Now().Add(5 * time.Second)
+	}
+	n := 0
+	for time.Now().Before(end) {
+		st := r.state("doc")
+		if st.Activity != "busy" && n > 0 { // the first sample may precede the first look
+			t.Fatalf("sample %d: activity %s (%s), want busy while it prints", n, st.Activity, st.Reason)
+		}
+		if st.WaitingSince != 0 {
+			t.Fatalf("sample %d: waiting_since %d: a printing program is in the stuck queue", n, st.WaitingSince)
+		}
+		n++
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A program blocked in a read of the terminal with quiet output is ready,
+// and busy again while a command it runs works quietly.
+func TestE2EReaderIsReady(t *testing.T) {
+	r := newRig(t, "")
+	pane := r.startShell(`echo READING; read line; echo "ran $line"; sleep 30`)
+	r.tm.WaitFor(t, pane, "READING", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "ready while it reads", func() bool {
+		st := r.state("doc")
+		return st.Activity == "ready" && st.Reason == "idle"
+	})
+	r.tm.SendLiteral(pane, "go")
+	r.tm.SendKeys(pane, "Enter")
+	r.tm.WaitFor(t, pane, "ran go", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "busy while sleep runs", func() bool { return r.state("doc").Activity == "busy" })
+	time.Sleep(1500 * time.Millisecond) // past the busy window: quiet, but not reading
+	if st := r.state("doc"); st.Activity != "busy" {
+		t.Fatalf("a quiet sleep: %s (%s), want busy", st.Activity, st.Reason)
+	}
+}
+
+// Issue #12 item 5: a trigger to a shell is a command line — no envelope
+// (bash would run its lines as commands) — acknowledged when output
+// follows the Enter, not by a hook that never comes.
+func TestE2ETriggerToShellIsACommandLine(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		testutil.Missing(t, "bash not installed")
+	}
+	r := newRig(t, "")
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"), "--",
+		"bash", "--norc", "--noprofile", "-i")
+	testutil.WaitUntil(t, 10*time.Second, "the socket", func() bool { return len(r.sockets()) == 1 })
+	testutil.WaitUntil(t, 10*time.Second, "bash at its prompt", func() bool { return r.state("doc").Activity == "ready" })
+	res := r.trigger(ipc.TriggerParams{TriggerID: "sh-1", Prompt: "echo ROUTED-$((40+2))", Wait: true})
+	if res.Result != ipc.OutcomeDelivered || res.AckedBy != "output" || res.Attempts != 1 {
+		t.Fatalf("trigger to bash: %+v, want delivered, acked by output, one attempt", res)
+	}
+	screen := r.tm.WaitFor(t, pane, "ROUTED-42", 5*time.Second)
+	if strings.Contains(screen, "BRIDGE_TRIGGER") || strings.Contains(screen, "No such file") {
+		t.Fatalf("the envelope reached bash:\n%s", screen)
+	}
+	if a := r.audit(); a[len(a)-1]["envelope"] != false {
+		t.Fatalf("audit record %v, want envelope false", a[len(a)-1])
+	}
+}
