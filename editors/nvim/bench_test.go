@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -20,7 +21,7 @@ import (
 // -record file, watched every 1 ms), one trigger per b.N, sequential;
 // reports the median. go test ./editors/nvim -run '^$' -bench SupTrigger -benchtime=20x
 func BenchmarkSupTrigger(b *testing.B) {
-	sup := testutil.NewSupervisors(b, triggerConfig)
+	sup := testutil.NewRig(b, triggerConfig)
 	rec := filepath.Join(sup.Dir, "rec")
 	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
 	sup.Socket("agent")
@@ -101,10 +102,10 @@ end
 // with two watched sessions, one stuck, measured in Lua with
 // vim.loop.hrtime over b.N calls.
 func BenchmarkStatusline(b *testing.B) {
-	sup := testutil.NewSupervisors(b, "")
+	sup := testutil.NewRig(b, "")
 	sup.Start("a", "-echo")
 	sup.Start("b", "-echo")
-	hook(b, sup.Socket("a"), "a", "Stop")
+	ipctest.Hook(b, sup.Socket("a"), "a", "Stop")
 	sup.Socket("b")
 	n := startNvim(b, sup, b.TempDir(), `
 function test()
