@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"testing"
@@ -21,14 +20,7 @@ import (
 // -record file, watched every 1 ms), one trigger per b.N, sequential;
 // reports the median. go test ./editors/nvim -run '^$' -bench SupTrigger -benchtime=20x
 func BenchmarkSupTrigger(b *testing.B) {
-	sup := testutil.NewRig(b, triggerConfig)
-	rec := filepath.Join(sup.Dir, "rec")
-	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
-	sup.Socket("agent")
-	work := b.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("first line\nsecond line\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	sup, rec, work := recordingAgent(b, "first line\nsecond line\n")
 	seen := map[string]time.Time{}
 	stop := make(chan struct{})
 	watched := make(chan struct{})

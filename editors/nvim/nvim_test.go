@@ -76,6 +76,20 @@ type nvim struct {
 }
 
 // requireNvim finds nvim: missing, the test skips locally and fails in CI.
+// recordingAgent supervises the session "agent": a fakeagent that acks
+// triggers and records every byte it reads in rec. work is a fresh dir
+// holding notes.txt with notes in it, for nvim to open.
+func recordingAgent(t testing.TB, notes string) (sup *testutil.Rig, rec, work string) {
+	t.Helper()
+	sup = testutil.NewRig(t, triggerConfig)
+	rec = filepath.Join(sup.Dir, "rec")
+	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
+	sup.Socket("agent")
+	work = t.TempDir()
+	writeFile(t, filepath.Join(work, "notes.txt"), notes)
+	return sup, rec, work
+}
+
 func requireNvim(t testing.TB) string {
 	t.Helper()
 	return testutil.Program(t, "nvim", "apt-get install -y neovim")

@@ -21,12 +21,7 @@ import (
 // selection delivers ONE paste holding both lines and the file name, one
 // submit, and the outcome arrives through vim.notify.
 func TestSupTriggerVisualSelection(t *testing.T) {
-	sup := testutil.NewRig(t, triggerConfig)
-	rec := filepath.Join(sup.Dir, "rec")
-	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
-	sup.Socket("agent")
-	work := t.TempDir()
-	writeFile(t, filepath.Join(work, "notes.txt"), "first line\nsecond line\nthird line\n")
+	sup, rec, work := recordingAgent(t, "first line\nsecond line\nthird line\n")
 	n := startNvim(t, sup, work, `
 function test()
   vim.cmd("normal! ggVj\27")
