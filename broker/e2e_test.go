@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 // fleet is a private tmux server with an attached client (the human's
@@ -43,7 +43,7 @@ func (f *fleet) write(rel, content string) string { return f.Write(rel, content)
 // returns its pane.
 func (f *fleet) start(name string) string {
 	f.t.Helper()
-	return f.Start(f.write(name+".md", "# "+name+"\n"), "-echo")
+	return f.Start(name, "-echo")
 }
 
 func (f *fleet) sessions() []broker.Session {
@@ -69,27 +69,14 @@ func (f *fleet) session(name string) broker.Session {
 // hook tells NAME's supervisor an agent hook fired, as `sup hook` does.
 func (f *fleet) hook(name, event string) {
 	f.t.Helper()
-	c, err := ipc.Dial(f.session(name).Socket, 5*time.Second)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p := ipc.HookParams{Agent: "claude", Event: event, SessionID: "conv-" + name, Message: name + " is done"}
-	if event == "PermissionRequest" {
-		p.ToolName, p.Command = "Bash", "touch "+name
-	}
-	if err := c.Call(ctx, ipc.MethodHook, p, nil); err != nil {
-		f.t.Fatal(err)
-	}
+	ipctest.Hook(f.t, f.session(name).Socket, name, event)
 }
 
-// stuck makes NAME wait on the human and makes sure the next one to get
-// stuck has a later waiting_since.
+// stuck makes NAME wait on the human; the next one to get stuck has a
+// later waiting_since.
 func (f *fleet) stuck(name string) {
-	f.hook(name, "Stop")
-	time.Sleep(5 * time.Millisecond)
+	f.t.Helper()
+	ipctest.Stuck(f.t, f.session(name).Socket, name)
 }
 
 // sup runs a broker verb as the human would from inside the tmux server

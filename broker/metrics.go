@@ -5,7 +5,8 @@ package broker
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func WriteMetrics(w io.Writer, snap Snapshot, now time.Time) error {
 		func(st ipc.State) float64 { return float64(st.PendingTriggers) })
 	m.family("sup_session_triggers_total", "counter", "Triggers by final outcome since the supervisor started.")
 	for _, s := range sessions {
-		for _, o := range sortedKeys(s.State.Triggers) {
+		for _, o := range slices.Sorted(maps.Keys(s.State.Triggers)) {
 			m.sample("sup_session_triggers_total", labels(s, "outcome", o), float64(s.State.Triggers[o]))
 		}
 	}
@@ -148,15 +149,6 @@ func bool01(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // labels is the session's label set plus extra name/value pairs.

@@ -4,6 +4,8 @@ package broker
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,7 +80,7 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 		if !ok {
 			continue
 		}
-		for _, name := range sortedKeys(r.Counters) {
+		for _, name := range slices.Sorted(maps.Keys(r.Counters)) {
 			v := float64(r.Counters[name])
 			if code, ok := strings.CutPrefix(name, errorCounterPrefix); ok {
 				code = strings.TrimSuffix(code, "_total")
@@ -90,7 +92,7 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 			}
 			counters[name] = append(counters[name], series{s, nil, v})
 		}
-		for _, name := range sortedKeys(r.Histograms) {
+		for _, name := range slices.Sorted(maps.Keys(r.Histograms)) {
 			base, ok := strings.CutSuffix(name, "_ms")
 			if !ok || !validMetricName(base) {
 				continue
@@ -101,14 +103,14 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 			}{s, r.Histograms[name]})
 		}
 	}
-	for _, name := range sortedKeys(counters) {
+	for _, name := range slices.Sorted(maps.Keys(counters)) {
 		full := "sup_session_" + name
 		m.family(full, "counter", helpFor(name))
 		for _, c := range counters[name] {
 			m.sample(full, labels(c.s, c.labels...), c.v)
 		}
 	}
-	for _, name := range sortedKeys(hists) {
+	for _, name := range slices.Sorted(maps.Keys(hists)) {
 		full := "sup_session_" + name
 		m.family(full, "histogram", helpFor(name))
 		for _, e := range hists[name] {

@@ -64,6 +64,9 @@ type Router struct {
 	// TriggerWait bounds the trigger call: long, since a trigger with
 	// wait blocks until its final outcome.
 	TriggerWait time.Duration
+	// AuditLimits rotate the audit trail the routing steps are appended to
+	// (config.yaml's audit:; zero fields: defaults).
+	AuditLimits store.AuditConfig
 }
 
 // RouteResult is what happened, step by step in the audit.
@@ -101,7 +104,7 @@ type routeAudit struct {
 // message, never hides the route's own outcome.
 func (r *Router) audit(res *RouteResult, a routeAudit) {
 	a.Time, a.Source = time.Now().UnixMilli(), "broker"
-	audit := store.NewAudit(r.StateDir)
+	audit := store.NewAudit(r.StateDir, r.AuditLimits)
 	defer audit.Close()
 	if err := audit.Append(a); err != nil {
 		res.Message = strings.TrimSpace(res.Message + " [audit failed: " + err.Error() + "]")

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/sup-tmux/sup/internal/testutil"
 	"io"
 	"log/slog"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // shortDir returns a fresh directory whose path is short enough for

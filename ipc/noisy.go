@@ -20,6 +20,9 @@ const (
 	NoisyBadRequest     = "bad_request"      // a frame that is not a valid request
 	NoisyUnknownMethod  = "unknown_method"
 	NoisyBadHook        = "bad_hook" // a hook request refused as BAD_REQUEST
+	// NoisyHookIgnored: a valid hook the supervisor ignored (no agent
+	// running, another agent session's id); a stale hook fires as often.
+	NoisyHookIgnored = "hook_ignored"
 )
 
 // Defaults of ServerConfig.NoisyBurst and NoisyInterval.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // hook runs `sup hook` as an agent's hook would: the payload on stdin,
@@ -58,6 +60,10 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 	r.hook(`{"session_id":"conv-OTHER","hook_event_name":"Stop","last_assistant_message":"not mine"}`)
 	if got := r.state("doc"); got.Activity != "needs_confirmation" {
 		t.Fatalf("a foreign hook changed activity to %q", got.Activity)
+	}
+	var m ipc.MetricsResult
+	if err := r.call(ipc.MethodMetrics, nil, &m); err != nil || m.Counters["ipc_hook_ignored_total"] != 1 {
+		t.Fatalf("metrics %v, %v: want the ignored hook counted as ipc_hook_ignored_total 1", m.Counters, err)
 	}
 	r.hook(`{"session_id":"conv-1","hook_event_name":"PostToolUse","tool_name":"Bash"}`)
 	if got := r.state("doc"); got.Activity != "busy" || got.WaitingSince != 0 {

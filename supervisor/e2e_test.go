@@ -40,7 +40,7 @@ func (r *rig) write(rel, content string) string { return r.Write(rel, content) }
 // for the agent to be ready.
 func (r *rig) start(fakeArgs ...string) string {
 	r.t.Helper()
-	return r.Start(filepath.Join(r.dir, "doc.md"), fakeArgs...)
+	return r.Start("doc", fakeArgs...)
 }
 
 // starts reads the pids a `-starts FILE` fakeagent recorded, in order.

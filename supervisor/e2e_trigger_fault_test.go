@@ -40,47 +40,8 @@ func (r *rig) startFast() string {
 func TestE2ETriggerAuditDurability(t *testing.T) {
 	r := newRig(t, triggerConfig+"  rate_limit: 100000\n  loop_no_progress: 100000\n")
 	r.startFast()
-	supPID := r.state("doc").SupPID
-	const total = 500
-	var (
-		mu       sync.Mutex
-		answered []string
-	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, err := ipc.Dial(r.sockets()[0], 2*time.Second)
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		for i := range total {
-			id := fmt.Sprintf("d-%d", i)
-			var res ipc.TriggerResult
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			err := c.Call(ctx, ipc.MethodTrigger, ipc.TriggerParams{TriggerID: id, Prompt: "p " + id, Wait: true}, &res)
-			cancel()
-			if err != nil {
-				return // sup is gone
-			}
-			mu.Lock()
-			answered = append(answered, id)
-			mu.Unlock()
-		}
-	}()
-	// Kill at a random point within the first 500 (each takes some ms).
-	time.Sleep(time.Duration(500+rand.IntN(2500)) * time.Millisecond)
-	if err := syscall.Kill(supPID, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill sup: %v", err)
-	}
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the client did not notice sup's death")
-	}
+	answered := r.triggerUntilKilled("d-", 500)
 	lines := auditLines(t, filepath.Join(r.env["XDG_STATE_HOME"], "sup", "audit.jsonl"))
-	mu.Lock()
-	defer mu.Unlock()
 	if len(answered) == 0 {
 		t.Fatal("no trigger was answered before the kill; the test proves nothing")
 	}
@@ -95,6 +56,52 @@ func TestE2ETriggerAuditDurability(t *testing.T) {
 		}
 	}
 	t.Logf("%d triggers answered before SIGKILL, %d audit lines", len(answered), len(lines))
+}
+
+// triggerUntilKilled sends triggers prefix0, prefix1, … (at most max) one
+// after another with wait, SIGKILLs sup at a random moment 0.5–3 s in (each
+// takes some ms), and returns the ids whose outcome reached the client.
+func (r *rig) triggerUntilKilled(prefix string, max int) []string {
+	r.t.Helper()
+	supPID := r.state("doc").SupPID
+	var (
+		mu       sync.Mutex
+		answered []string
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ipc.Dial(r.sockets()[0], 2*time.Second)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for i := range max {
+			id := fmt.Sprintf("%s%d", prefix, i)
+			var res ipc.TriggerResult
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err := c.Call(ctx, ipc.MethodTrigger, ipc.TriggerParams{TriggerID: id, Prompt: "p " + id, Wait: true}, &res)
+			cancel()
+			if err != nil {
+				return // sup is gone
+			}
+			mu.Lock()
+			answered = append(answered, id)
+			mu.Unlock()
+		}
+	}()
+	time.Sleep(time.Duration(500+rand.IntN(2500)) * time.Millisecond)
+	if err := syscall.Kill(supPID, syscall.SIGKILL); err != nil {
+		r.t.Fatalf("kill sup: %v", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		r.t.Fatal("the client did not notice sup's death")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]string(nil), answered...)
 }
 
 // auditLines counts audit lines by trigger id. Only the very last line may

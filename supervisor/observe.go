@@ -102,6 +102,10 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 }
 
 func (s *Session) ignoredHook(p ipc.HookParams, why string) ipc.HookResult {
-	s.log.Info("hook_ignored", "agent", p.Agent, "event", p.Event, "why", why)
+	if s.server != nil { // hooks fire on every tool call: rate-limited and counted
+		s.server.Warn(ipc.NoisyHookIgnored, "hook_ignored", "agent", p.Agent, "event", p.Event, "why", why)
+	} else {
+		s.log.Info("hook_ignored", "agent", p.Agent, "event", p.Event, "why", why)
+	}
 	return ipc.HookResult{Applied: false, Why: why}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
@@ -46,6 +47,10 @@ type Session struct {
 	publish func(event string, data map[string]any)
 	desk    *desk.Desk   // the trigger desk; owns its own lock
 	audit   *store.Audit // the audit trail the desk writes
+	// server is the control socket's: its noisy-input limiter (Warn) and
+	// counters (metrics). Set by Start before it serves; nil in tests
+	// that build a Session alone.
+	server *ipc.Server
 
 	ctrl     chan control
 	keys     chan byte
@@ -109,7 +114,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,
-		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ))),
+		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
 	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
 	return s

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -68,7 +67,8 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	// What Start sets up comes down in reverse order, on every return.
 	var td teardown
 	defer td.Close()
-	log, closeLog, err := openLog(store.StateDir(getenv), pl.SessionID)
+	stateDir := store.StateDir(getenv)
+	log, closeLog, err := openLog(stateDir, pl.SessionID, pl.Config.Limits.Log)
 	if err != nil {
 		return 1, err
 	}
@@ -103,6 +103,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 			sess.publish("client", data)
 		},
 	})
+	sess.server = srv
 	for name, h := range sess.Methods() {
 		srv.Handle(name, h)
 	}
@@ -127,6 +128,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 		if err != nil {
 			log.Warn("stale_socket_sweep", "err", err)
 		}
+		pruneLogs(stateDir, runtimeDir, pl.Config.Limits.Log, log)
 	}()
 
 	sigs := make(chan os.Signal, 4)
@@ -147,16 +149,27 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 }
 
 // openLog opens the session log: one file per session, 0600, since even
-// names and paths of a user's projects are nobody else's business.
-func openLog(stateDir, sessionID string) (*slog.Logger, func(), error) {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("session log dir: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(stateDir, sessionID+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+// names and paths of a user's projects are nobody else's business; capped
+// at c.MaxSize and rotated once (store.LogWriter).
+func openLog(stateDir, sessionID string, c store.LogConfig) (*slog.Logger, func(), error) {
+	w, err := store.OpenSessionLog(stateDir, sessionID, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("session log: %w", err)
+		return nil, nil, err
 	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+	return slog.New(slog.NewTextHandler(w, nil)), func() { w.Close() }, nil // Best effort: sup is exiting.
+}
+
+// pruneLogs removes the ended sessions' logs past the limits (specs/
+// supervisor.md, "Limits on disk"); run in the background by every start,
+// since no daemon does it.
+func pruneLogs(stateDir, runtimeDir string, c store.LogConfig, log *slog.Logger) {
+	removed, err := store.PruneLogs(stateDir, c, time.Now(), store.Liveness(runtimeDir))
+	for _, r := range removed {
+		log.Info("log_pruned", "path", r.Path, "bytes", r.Bytes, "why", r.Why)
+	}
+	if err != nil {
+		log.Warn("log_prune_failed", "err", err)
+	}
 }
 
 // PrintEnv writes what --print-env shows: the resolved cwd with its source,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -45,8 +46,14 @@ func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error
 	return r, nil
 }
 
+// handleMetrics answers the desk's counters and the control socket's
+// noisy-input counters (ipc_<kind>_total) in one map.
 func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
-	return s.desk.Metrics(), nil
+	m := s.desk.Metrics()
+	if s.server != nil {
+		maps.Copy(m.Counters, s.server.NoisyCounters())
+	}
+	return m, nil
 }
 
 // deskPort is the session as the trigger desk sees it (desk.Session).

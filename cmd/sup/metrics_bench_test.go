@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/fleet"
 	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -20,7 +20,7 @@ import (
 //
 //	go test ./cmd/sup -run '^$' -bench MetricsHTTP200
 func BenchmarkMetricsHTTP200(b *testing.B) {
-	f := fleet.New(b)
+	f := testutil.NewRig(b, "")
 	m := ipc.MetricsResult{
 		Counters:   map[string]int64{"trigger_requests_total": 5, "trigger_delivered_total": 4, "trigger_error_ACK_TIMEOUT_total": 1},
 		Histograms: map[string]ipc.Histogram{"trigger_latency_ms": {Bounds: []float64{1, 10, 100, 1000}, Counts: []int64{0, 1, 3, 4, 4}, Sum: 900, Count: 4}},

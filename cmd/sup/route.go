@@ -51,7 +51,7 @@ func routeCommand() *cli.Command {
 			r := &broker.Router{
 				RuntimeDir: runtimeDir(), StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
-				StartTimeout: routeStartTimeout, TriggerWait: triggerWait,
+				StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
 			}
 			q := broker.RouteQuery{Workspace: cmd.String("workspace"), Role: cmd.String("role"), Name: cmd.String("name")}
 			res, err := r.Route(ctx, q, p)

@@ -6,12 +6,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -20,14 +20,7 @@ import (
 // -record file, watched every 1 ms), one trigger per b.N, sequential;
 // reports the median. go test ./editors/nvim -run '^$' -bench SupTrigger -benchtime=20x
 func BenchmarkSupTrigger(b *testing.B) {
-	sup := testutil.NewSupervisors(b, triggerConfig)
-	rec := filepath.Join(sup.Dir, "rec")
-	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
-	sup.Socket("agent")
-	work := b.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("first line\nsecond line\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	sup, rec, work := recordingAgent(b, "first line\nsecond line\n")
 	seen := map[string]time.Time{}
 	stop := make(chan struct{})
 	watched := make(chan struct{})
@@ -101,10 +94,10 @@ end
 // with two watched sessions, one stuck, measured in Lua with
 // vim.loop.hrtime over b.N calls.
 func BenchmarkStatusline(b *testing.B) {
-	sup := testutil.NewSupervisors(b, "")
+	sup := testutil.NewRig(b, "")
 	sup.Start("a", "-echo")
 	sup.Start("b", "-echo")
-	hook(b, sup.Socket("a"), "a", "Stop")
+	ipctest.Hook(b, sup.Socket("a"), "a", "Stop")
 	sup.Socket("b")
 	n := startNvim(b, sup, b.TempDir(), `
 function test()

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 func TestMain(m *testing.M) {
@@ -77,6 +76,20 @@ type nvim struct {
 }
 
 // requireNvim finds nvim: missing, the test skips locally and fails in CI.
+// recordingAgent supervises the session "agent": a fakeagent that acks
+// triggers and records every byte it reads in rec. work is a fresh dir
+// holding notes.txt with notes in it, for nvim to open.
+func recordingAgent(t testing.TB, notes string) (sup *testutil.Rig, rec, work string) {
+	t.Helper()
+	sup = testutil.NewRig(t, triggerConfig)
+	rec = filepath.Join(sup.Dir, "rec")
+	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
+	sup.Socket("agent")
+	work = t.TempDir()
+	writeFile(t, filepath.Join(work, "notes.txt"), notes)
+	return sup, rec, work
+}
+
 func requireNvim(t testing.TB) string {
 	t.Helper()
 	return testutil.Program(t, "nvim", "apt-get install -y neovim")
@@ -85,13 +98,13 @@ func requireNvim(t testing.TB) string {
 // startNvim runs nvim --headless with the plugin loaded, in dir, with the
 // supervisors' environment, opening files, and runs lua (which defines a
 // function test).
-func startNvim(t testing.TB, sup *testutil.Supervisors, dir, lua string, files ...string) *nvim {
+func startNvim(t testing.TB, sup *testutil.Rig, dir, lua string, files ...string) *nvim {
 	t.Helper()
 	return startNvimEnv(t, sup, nil, dir, lua, files...)
 }
 
 // startNvimEnv is startNvim with env added to the environment.
-func startNvimEnv(t testing.TB, sup *testutil.Supervisors, env []string, dir, lua string, files ...string) *nvim {
+func startNvimEnv(t testing.TB, sup *testutil.Rig, env []string, dir, lua string, files ...string) *nvim {
 	t.Helper()
 	bin := requireNvim(t)
 	plugin, err := filepath.Abs(".")
@@ -109,7 +122,7 @@ func startNvimEnv(t testing.TB, sup *testutil.Supervisors, env []string, dir, lu
 	t.Cleanup(cancel)
 	n := &nvim{t: t, cmd: exec.CommandContext(ctx, bin, args...), lines: make(chan string, 100), done: make(chan error, 1)}
 	n.cmd.Dir = dir
-	n.cmd.Env = append(withoutTmux(sup.EnvList()), env...)
+	n.cmd.Env = append(withoutTmux(sup.Environ()), env...)
 	n.cmd.Stderr = &n.stderr
 	out, err := n.cmd.StdoutPipe()
 	if err != nil {
@@ -218,23 +231,6 @@ func wantOneNote(t testing.TB, notes []note, want string) {
 type note struct {
 	Msg   string `json:"msg"`
 	Level int    `json:"level"`
-}
-
-// hook tells the session's supervisor an agent hook fired, as `sup hook`
-// does: Stop makes it wait on the human, UserPromptSubmit is progress.
-func hook(t testing.TB, sock, session, event string) {
-	t.Helper()
-	c, err := ipc.Dial(sock, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p := ipc.HookParams{Agent: "claude", Event: event, SessionID: "conv-" + session}
-	if err := c.Call(ctx, ipc.MethodHook, p, nil); err != nil {
-		t.Fatalf("hook %s on %s: %v", event, session, err)
-	}
 }
 
 func writeFile(t testing.TB, path, content string) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/conformance"
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -21,12 +21,7 @@ import (
 // selection delivers ONE paste holding both lines and the file name, one
 // submit, and the outcome arrives through vim.notify.
 func TestSupTriggerVisualSelection(t *testing.T) {
-	sup := testutil.NewSupervisors(t, triggerConfig)
-	rec := filepath.Join(sup.Dir, "rec")
-	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
-	sup.Socket("agent")
-	work := t.TempDir()
-	writeFile(t, filepath.Join(work, "notes.txt"), "first line\nsecond line\nthird line\n")
+	sup, rec, work := recordingAgent(t, "first line\nsecond line\nthird line\n")
 	n := startNvim(t, sup, work, `
 function test()
   vim.cmd("normal! ggVj\27")
@@ -51,7 +46,7 @@ end
 // (events, no polling), and when a skip's cooldown ends (a timer set for
 // that moment); no call takes 5 ms.
 func TestStatuslineFollowsEvents(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	sup.Start("a", "-echo")
 	sup.Start("b", "-echo")
 	socks := map[string]string{"a": sup.Socket("a"), "b": sup.Socket("b")}
@@ -97,18 +92,6 @@ end
 	if line != "" {
 		t.Fatalf("statusline before anyone is stuck: %q, want empty", line)
 	}
-	skip := func(session string) {
-		c, err := ipc.Dial(socks[session], 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := c.Call(ctx, ipc.MethodSkip, map[string]any{"cooldown_ms": 700}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, step := range []struct {
 		session, event, want string
 	}{
@@ -123,10 +106,10 @@ end
 	} {
 		switch step.event {
 		case "skip":
-			skip(step.session)
+			ipctest.Call(t, socks[step.session], ipc.MethodSkip, map[string]any{"cooldown_ms": 700}, nil)
 		case "":
 		default:
-			hook(t, socks[step.session], step.session, step.event)
+			ipctest.Hook(t, socks[step.session], step.session, step.event)
 		}
 		n.next("LINE", &line)
 		if line != step.want {
@@ -153,7 +136,7 @@ end
 // TestCheckhealth: :checkhealth sup finds the runtime dir with its modes
 // and each live session's protocol version, all OK.
 func TestCheckhealth(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	sup.Start("agent", "-echo")
 	sock := sup.Socket("agent")
 	n := startNvim(t, sup, t.TempDir(), `
@@ -193,7 +176,7 @@ func staleSocket(t *testing.T, dir, name string) string {
 // TestDeadSocket: a stale socket beside a live session gives clear words
 // in :Sup, :checkhealth sup and :SupTrigger, never a Lua error.
 func TestDeadSocket(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	sup.Start("agent", "-echo")
 	sup.Socket("agent")
 	staleSocket(t, sup.RuntimeDir(), "deadbeef0000.sock")
@@ -236,11 +219,11 @@ end
 // order through vim.ui.select; :SupAnswer says plainly that this sup has
 // no answer method; TARGET completes the live session names.
 func TestSupQueueAndAnswer(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	sup.Start("a", "-echo")
 	sup.Start("b", "-echo")
-	hook(t, sup.Socket("b"), "b", "Stop")
-	hook(t, sup.Socket("a"), "a", "Stop")
+	ipctest.Stuck(t, sup.Socket("b"), "b")
+	ipctest.Stuck(t, sup.Socket("a"), "a")
 	n := startNvim(t, sup, t.TempDir(), `
 function test()
   local items
@@ -288,7 +271,7 @@ func readFile(t *testing.T, path string) []byte {
 // TestSupJump: <CR> on a session in the :Sup buffer moves the attached
 // tmux client to that session's pane.
 func TestSupJump(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	paneA := sup.Start("a", "-echo")
 	paneB := sup.Start("b", "-echo")
 	sup.Socket("a")
@@ -319,7 +302,7 @@ end
 // TestHelp: doc/sup.txt builds tags and :help sup and :help :SupTrigger
 // open it.
 func TestHelp(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	docs := filepath.Join(t.TempDir(), "rt")
 	if err := os.MkdirAll(filepath.Join(docs, "doc"), 0o755); err != nil {
 		t.Fatal(err)
@@ -349,12 +332,11 @@ end
 
 // operatorBusy types a key into the agent's pane and waits until its
 // supervisor counts the operator as busy.
-func operatorBusy(t *testing.T, sup *testutil.Supervisors, pane, sock, key string) {
+func operatorBusy(t *testing.T, sup *testutil.Rig, pane, sock, key string) {
 	t.Helper()
 	sup.Tmux.SendLiteral(pane, key)
 	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool {
-		st, err := conformance.State(sock)
-		return err == nil && st.OperatorBusy
+		return ipctest.State(t, sock).OperatorBusy
 	})
 }
 
@@ -363,7 +345,7 @@ func operatorBusy(t *testing.T, sup *testutil.Supervisors, pane, sock, key strin
 // (told again); :SupTrigger! goes at once, with the human_override reason
 // sup requires.
 func TestSupTriggerDeferredAndForced(t *testing.T) {
-	sup := testutil.NewSupervisors(t, triggerConfig)
+	sup := testutil.NewRig(t, triggerConfig)
 	pane := sup.Start("agent", "-raw", "-ack")
 	sock := sup.Socket("agent")
 	work := t.TempDir()
@@ -397,7 +379,7 @@ end
 // exists; a session started later is picked up through the filesystem
 // watch (no polling), and one that ends drops out.
 func TestStatuslineSeesNewSessions(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
+	sup := testutil.NewRig(t, "")
 	parent, err := os.MkdirTemp("", "sup-nv-")
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +405,7 @@ end
 	var line string
 	n.next("READY", &line)
 	pane := sup.Start("late", "-echo")
-	hook(t, sup.Socket("late"), "late", "Stop")
+	ipctest.Hook(t, sup.Socket("late"), "late", "Stop")
 	n.next("LINE", &line)
 	if line != "⚠ 1 stuck · next: late" {
 		t.Fatalf("after a new session got stuck the statusline is %q", line)
@@ -441,19 +423,11 @@ end
 // is not in sup yet), :SupAnswer sends the choice and `expect`, the
 // waiting_since of the prompt the user saw.
 func TestSupAnswerSendsExpect(t *testing.T) {
-	sup := testutil.NewSupervisors(t, "")
-	rt := sup.RuntimeDir()
-	ln, err := ipc.Listen(filepath.Join(rt, "0123456789ab.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ipc.NewServer(ipc.ServerConfig{Version: "future"})
-	srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) {
-		return map[string]any{"session_id": "0123456789ab", "name": "future", "workspace": "", "role": "", "document": "/x.md",
-			"activity": "needs_confirmation", "lifecycle": "running", "waiting_since": int64(1700000000123), "skip_until": 0}, nil
-	})
+	sup := testutil.NewRig(t, "")
+	future := ipctest.Serve(t, sup.RuntimeDir(), ipc.State{SessionID: "0123456789ab", Name: "future", Document: "/x.md",
+		Activity: "needs_confirmation", Lifecycle: "running", WaitingSince: 1700000000123})
 	answers := make(chan map[string]any, 1)
-	srv.Handle("answer", func(_ context.Context, req *ipc.Request) (any, error) {
+	future.Server.Handle("answer", func(_ context.Context, req *ipc.Request) (any, error) {
 		var p map[string]any
 		if err := req.DecodeParams(&p); err != nil {
 			return nil, err
@@ -461,8 +435,6 @@ func TestSupAnswerSendsExpect(t *testing.T) {
 		answers <- p
 		return map[string]any{"answered": true}, nil
 	})
-	go srv.Serve(ln) // Best effort: Close ends it.
-	t.Cleanup(func() { srv.Close() })
 	n := startNvim(t, sup, t.TempDir(), `
 function test()
   vim.cmd("SupAnswer future 2")

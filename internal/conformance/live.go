@@ -3,12 +3,11 @@
 package conformance
 
 import (
-	"context"
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 // Config is sup's config.yaml for the suite's supervisors: quick trigger
@@ -29,7 +28,7 @@ trigger:
 // their paths by socket name. Everything is cleaned up with the test.
 func StartSupervisors(t testing.TB) map[string]string {
 	t.Helper()
-	s := testutil.NewSupervisors(t, Config)
+	s := testutil.NewRig(t, Config)
 	s.Start("doc", "-raw", "-ack", "-bracketed")
 	s.Start("exited", "-exit", "0")
 	s.Start("halted", "-exit", "1")
@@ -42,20 +41,6 @@ func StartSupervisors(t testing.TB) map[string]string {
 func waitLifecycle(t testing.TB, sock, want string) {
 	t.Helper()
 	testutil.WaitUntil(t, 10*time.Second, "lifecycle "+want+" at "+sock, func() bool {
-		st, err := State(sock)
-		return err == nil && st.Lifecycle == want
+		return ipctest.State(t, sock).Lifecycle == want
 	})
-}
-
-// State asks the supervisor at sock for its state, within a second.
-func State(sock string) (ipc.State, error) {
-	var st ipc.State
-	c, err := ipc.Dial(sock, time.Second)
-	if err != nil {
-		return st, err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	return st, c.Call(ctx, ipc.MethodState, nil, &st)
 }

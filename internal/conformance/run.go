@@ -70,7 +70,9 @@ func runCall(ctx context.Context, c Case, path string) error {
 		if !errors.As(err, &e) {
 			return fmt.Errorf("got result %v (err %v), want error %v", result, err, c.Error)
 		}
-		return Match(c.Error, map[string]any{"code": e.Code, "message": e.Message})
+		// As decoded from the wire: a plain string, not the typed ipc.Code
+		// (Match compares a string with a string).
+		return Match(c.Error, map[string]any{"code": string(e.Code), "message": e.Message})
 	}
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/rotate"
 	"github.com/sup-tmux/sup/supervisor/store"
 )
 
@@ -50,8 +49,8 @@ type Options struct {
 	RuntimeDir string
 	StateDir   string
 	ConfigDir  string
-	ProjectDir string        // whose project hook settings to check ("" : none)
-	Limits     rotate.Config // the caps the logs and audit are measured against
+	ProjectDir string       // whose project hook settings to check ("" : none)
+	Limits     store.Limits // the caps the logs and audit are measured against
 	Now        time.Time
 	Fix        bool
 	// Timeout bounds each external command (tmux, `AGENT --version`).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -72,22 +73,6 @@ func (e *env) run(t *testing.T, fix bool) []Finding {
 	return Run(context.Background(), Options{Getenv: e.getenv, Fix: fix})
 }
 
-// serveSession starts an in-process server on id's socket until the test ends.
-func serveSession(t testing.TB, rt, id string) {
-	t.Helper()
-	path, err := ipc.SocketPath(rt, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := ipc.Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ipc.NewServer(ipc.ServerConfig{})
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-}
-
 func find(fs []Finding, check, contains string) *Finding {
 	for i := range fs {
 		if fs[i].Check == check && strings.Contains(fs[i].Message, contains) {
@@ -99,7 +84,7 @@ func find(fs []Finding, check, contains string) *Finding {
 
 func TestFixPrunesEndedLogsNeverLive(t *testing.T) {
 	e := newEnv(t)
-	serveSession(t, e.rt, "111111111111")
+	ipctest.Serve(t, e.rt, ipc.State{SessionID: "111111111111"})
 	state := e.stateDir()
 	os.MkdirAll(state, 0o700)
 	old := time.Now().AddDate(0, 0, -40)
@@ -194,7 +179,7 @@ func BenchmarkDoctor50(b *testing.B) {
 	b.Cleanup(func() { os.RemoveAll(rt) })
 	work := b.TempDir()
 	for i := range 50 {
-		serveSession(b, rt, fmt.Sprintf("%012x", i))
+		ipctest.Serve(b, rt, ipc.State{SessionID: fmt.Sprintf("%012x", i)})
 	}
 	path := ""
 	if tmux, err := exec.LookPath("tmux"); err == nil {

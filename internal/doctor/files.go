@@ -11,7 +11,7 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/rotate"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // checkConfig loads config.yaml and every user profile with sup's own
@@ -44,12 +44,12 @@ func checkConfig(ctx context.Context, o *Options) []Finding {
 func checkDisk(ctx context.Context, o *Options) []Finding {
 	lim := o.Limits
 	var out []Finding
-	u, err := rotate.Logs(o.StateDir)
+	u, err := store.Logs(o.StateDir)
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}
 	}
-	live := rotate.Liveness(o.RuntimeDir)
-	plan, err := rotate.PlanPrune(o.StateDir, lim.Log, o.Now, live)
+	live := store.Liveness(o.RuntimeDir)
+	plan, err := store.PlanPrune(o.StateDir, lim.Log, o.Now, live)
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}
 	}
@@ -65,7 +65,7 @@ func checkDisk(ctx context.Context, o *Options) []Finding {
 		f.Message += fmt.Sprintf("; %s of ended sessions' logs are past the limits", plural(len(plan), "file"))
 		f.Fix = fmt.Sprintf("sup doctor --fix prunes them (%s; the next sup start does too)", mb(freed))
 		if o.Fix {
-			done, err := rotate.PruneLogs(o.StateDir, lim.Log, o.Now, live)
+			done, err := store.PruneLogs(o.StateDir, lim.Log, o.Now, live)
 			var n int64
 			for _, r := range done {
 				n += r.Bytes
@@ -82,7 +82,7 @@ func checkDisk(ctx context.Context, o *Options) []Finding {
 
 func auditFinding(o *Options) Finding {
 	lim := o.Limits.Audit
-	a, err := rotate.AuditUsage(o.StateDir)
+	a, err := store.AuditUsage(o.StateDir)
 	if err != nil {
 		return Finding{Check: "audit", Severity: Warning, Subject: o.StateDir, Message: err.Error()}
 	}
@@ -96,5 +96,5 @@ func auditFinding(o *Options) Finding {
 }
 
 func mb(n int64) string {
-	return fmt.Sprintf("%.1f MB", float64(n)/float64(rotate.MiB))
+	return fmt.Sprintf("%.1f MB", float64(n)/float64(store.MiB))
 }

@@ -1,9 +1,11 @@
 //go:build linux
 
-// Package ipctest serves in-process stand-ins for supervisors: the real
-// ipc server on a real socket, answering state (and whatever a test adds)
-// and publishing events, for tests and benchmarks of the broker's clients
-// where the agents themselves do not matter.
+// Package ipctest is the ipc side of tests against supervisors: in-process
+// stand-ins (the real ipc server on a real socket, answering state and
+// whatever a test adds, publishing events) for tests and benchmarks of
+// the broker's clients where the agents themselves do not matter, and the
+// calls a test makes to a live supervisor (calls.go). testutil's Rig runs
+// the live supervisors; it cannot import ipc, whose own tests use it.
 package ipctest
 
 import (

@@ -5,6 +5,7 @@ package testutil
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,11 +15,12 @@ import (
 	"time"
 )
 
-// Rig is the world of an end-to-end test, shared by the supervisor's and
-// the broker's: the sup and fakeagent binaries, a private tmux server, a
-// scratch dir, and the environment (SupEnv) that keeps every supervisor
-// and broker the test runs private to it. End-to-end rigs are slow: with
-// -short the test is skipped.
+// Rig is the world of every end-to-end test that runs real `sup start`
+// (the supervisor's, the broker's, cmd/sup's dash, metrics and completion,
+// the Neovim plugin's, the conformance suite's): the sup and fakeagent
+// binaries, a private tmux server, a scratch dir, and the environment
+// (SupEnv) that keeps every supervisor and broker the test runs private to
+// it. End-to-end rigs are slow: with -short the test is skipped.
 type Rig struct {
 	T    testing.TB
 	Tmux *Tmux
@@ -66,10 +68,16 @@ func (r *Rig) Environ() []string {
 	return env
 }
 
-// Start runs `sup start DOC -- fakeagent ARGS...` in a new window and
-// waits for the agent to be ready; it returns the window's pane.
-func (r *Rig) Start(doc string, fakeArgs ...string) string {
+// Start supervises `fakeagent fakeArgs...` for the document NAME.md in the
+// rig's dir (so the session is called NAME; "# NAME" is written there
+// unless the test wrote the document first) in a new window, waits for the
+// agent's ready line and returns the window's pane.
+func (r *Rig) Start(name string, fakeArgs ...string) string {
 	r.T.Helper()
+	doc := filepath.Join(r.Dir, name+".md")
+	if _, err := os.Stat(doc); err != nil {
+		r.Write(name+".md", "# "+name+"\n")
+	}
 	argv := append([]string{r.Bins.Sup, "start", doc, "--", "fakeagent"}, fakeArgs...)
 	pane := r.Tmux.NewWindowDir(r.Dir, r.Env, argv...)
 	r.Tmux.WaitFor(r.T, pane, "fakeagent ready", 10*time.Second)
@@ -109,8 +117,40 @@ func (e *SupError) Error() string {
 // Unwrap gives the exit error.
 func (e *SupError) Unwrap() error { return e.Err }
 
+// RuntimeDir is where the supervisors' sockets and queue files are.
+func (r *Rig) RuntimeDir() string { return r.Env["SUP_RUNTIME_DIR"] }
+
 // Sockets lists the control sockets in the rig's runtime dir.
 func (r *Rig) Sockets() []string {
-	m, _ := filepath.Glob(filepath.Join(r.Env["SUP_RUNTIME_DIR"], "*.sock"))
+	m, _ := filepath.Glob(filepath.Join(r.RuntimeDir(), "*.sock"))
 	return m
+}
+
+// Socket waits (10 s) until the session called name has published its
+// queue facts (specs/ipc.md) and has its socket, and returns the socket's
+// path. It waits, not looks once: a supervisor publishes both a moment
+// after its agent is ready, and again after its runtime dir was deleted.
+// The facts are read as JSON, not asked over the socket: testutil stays
+// below ipc (whose own tests use it); ipctest has the calls.
+func (r *Rig) Socket(name string) string {
+	r.T.Helper()
+	var sock string
+	WaitUntil(r.T, 10*time.Second, "the socket of session "+name, func() bool {
+		files, _ := filepath.Glob(filepath.Join(r.RuntimeDir(), "queue", "*.json"))
+		for _, f := range files {
+			var facts struct {
+				SessionID string `json:"session_id"`
+				Name      string `json:"name"`
+			}
+			data, err := os.ReadFile(f)
+			if err != nil || json.Unmarshal(data, &facts) != nil || facts.Name != name {
+				continue // Best effort: being replaced, or another session.
+			}
+			sock = filepath.Join(r.RuntimeDir(), facts.SessionID+".sock")
+			_, err = os.Stat(sock)
+			return err == nil
+		}
+		return false
+	})
+	return sock
 }

@@ -73,10 +73,11 @@ func (d *Desk) Poke() {
 }
 
 // Restore fills the idempotency table from the audit trail's records of
-// document, so that a trigger id repeated after a sup restart still gets
-// its first outcome. It returns how many it restored.
+// document within RememberFor, read across the rotated files, so that a
+// trigger id repeated after a sup restart still gets its first outcome. It
+// returns how many it restored.
 func (d *Desk) Restore(document string, now time.Time) (int, error) {
-	recs, err := d.audit.Recent(document)
+	recs, err := d.audit.Triggers(document, now.Add(-d.cfg.RememberFor))
 	if err != nil {
 		return 0, err
 	}
@@ -85,7 +86,7 @@ func (d *Desk) Restore(document string, now time.Time) (int, error) {
 	n := 0
 	for _, r := range recs {
 		at := time.UnixMilli(r.Time)
-		if r.ErrorCode == ipc.CodeThreadAutoBlocked || now.Sub(at) > d.cfg.RememberFor {
+		if r.ErrorCode == ipc.CodeThreadAutoBlocked {
 			continue
 		}
 		d.table.Finish(r.TriggerID, ipc.TriggerResult{

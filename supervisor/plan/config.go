@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -25,6 +26,9 @@ type Config struct {
 	Activity       ActivityConfig `yaml:"activity"`
 	Trigger        trigger.Config `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
 	Queue          QueueConfig    `yaml:"queue"`
+	// Limits are the top-level log: and audit: sections, the caps on disk
+	// (specs/supervisor.md, "Limits on disk"); zero fields: defaults.
+	Limits store.Limits `yaml:",inline"`
 }
 
 // QueueConfig tunes this session's place in the stuck queue.
@@ -116,5 +120,5 @@ func (c Config) validate() error {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",
 			strconv.Itoa(c.Socket.MaxFrameBytes), strconv.Itoa(c.Socket.MaxClients))
 	}
-	return nil
+	return c.Limits.Validate() // its errors name the key (log.max_size, …)
 }

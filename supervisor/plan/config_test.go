@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 func unitWriteConfig(t *testing.T, content string) (configDir, path string) {
@@ -115,6 +116,21 @@ func TestUnitConfigPartial(t *testing.T) {
 	}
 }
 
+func TestUnitConfigLimits(t *testing.T) {
+	dir, _ := unitWriteConfig(t, "log: {max_size: 1KB}\naudit:\n  max_size: 2KB\n  keep: 3\n")
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.Limits{Log: store.LogConfig{MaxSize: store.KiB}, Audit: store.AuditConfig{MaxSize: 2 * store.KiB, Keep: 3}}
+	if cfg.Limits != want {
+		t.Errorf("limits %+v, want %+v", cfg.Limits, want)
+	}
+	if d := DefaultConfig().Limits.WithDefaults(); d.Log.MaxSize != 10*store.MiB || d.Audit.Keep != 12 {
+		t.Errorf("default limits %+v", d)
+	}
+}
+
 func TestUnitConfigErrors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -142,6 +158,10 @@ func TestUnitConfigErrors(t *testing.T) {
 		{"empty default_profile", "default_profile: \"\"\n", []string{"default_profile"}},
 		{"malformed YAML", "default_profile: [codex\n", nil},
 		{"top level is a list", "- default_profile\n", nil},
+		{"negative log.max_size", "log: {max_size: -1}\n", []string{"log.max_size -1B", "between 1KB and 64GB"}},
+		{"log.max_size not a size", "log:\n  max_size: ten\n", []string{`size "ten"`, "KB, MB or GB"}},
+		{"tiny audit.max_size", "audit:\n  max_size: 10\n", []string{"audit.max_size 10B", "between 1KB"}},
+		{"unknown log key", "log:\n  max_sise: 1KB\n", []string{"max_sise"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

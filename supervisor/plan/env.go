@@ -4,7 +4,9 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -69,7 +71,7 @@ func BuildEnv(in EnvInput) ([]EnvVar, error) {
 	take(EnvFromDocument, patternMatcher(in.DocPassthrough))
 	order := in.OverlayOrder
 	if order == nil {
-		order = sortedKeys(in.Overlay)
+		order = slices.Sorted(maps.Keys(in.Overlay))
 	}
 	for _, k := range order {
 		if _, reserved := in.Sup[k]; reserved || reservedEnvName(k) {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -264,16 +263,6 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
-}
-
-// sortedKeys is shared by the env and print-env code paths.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // loneCR returns the index of the first CR in b not followed by LF, or -1.

@@ -3,14 +3,10 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sync"
+	"time"
 
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -49,109 +45,37 @@ type AuditRecord struct {
 	Source string `json:"source,omitempty"`
 }
 
-// AuditFile is the name, in the state dir, of the audit trail.
-const AuditFile = "audit.jsonl"
-
-// Audit appends records to $XDG_STATE_HOME/sup/audit.jsonl, shared by every
-// session of the user and by the broker's routing steps: one write of one
-// line with O_APPEND keeps each line whole among concurrent writers, and
-// each line is fsync'd before Append returns (a trigger's outcome is
-// returned only once it is on disk). It is the only writer of the file.
-type Audit struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File // opened at the first write; reopened after a failure
-}
-
-// NewAudit returns the audit trail of stateDir; nothing is opened until the
-// first Append.
-func NewAudit(stateDir string) *Audit {
-	return &Audit{path: filepath.Join(stateDir, AuditFile)}
-}
-
 // Append encodes rec (an AuditRecord, or any JSON object such as the
-// broker's routing steps) as one line, appends it and syncs it to disk.
+// broker's routing steps) as one line and appends it (appendLine: on disk
+// exactly once when Append returns nil).
 func (a *Audit) Append(rec any) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("audit: encode: %w", err)
 	}
-	line = append(line, '\n')
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f == nil {
-		if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
-			return fmt.Errorf("audit: %w", err)
-		}
-		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("audit: open %s: %w", a.path, err)
-		}
-		a.f = f
-	}
-	if _, err := a.f.Write(line); err != nil {
-		a.reset()
-		return fmt.Errorf("audit: write %s: %w", a.path, err)
-	}
-	if err := a.f.Sync(); err != nil {
-		a.reset()
-		return fmt.Errorf("audit: sync %s: %w", a.path, err)
-	}
-	return nil
+	return a.appendLine(line)
 }
 
-func (a *Audit) reset() {
-	a.f.Close() // Best effort: the file failed already.
-	a.f = nil
-}
-
-// Close closes the file; a later Append opens it again.
-func (a *Audit) Close() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f != nil {
-		a.reset()
-	}
-}
-
-// auditTail bounds how much of the audit log a starting supervisor reads to
-// rebuild its idempotency table: the recent end is what matters.
-const auditTail = 8 << 20
-
-// Recent returns the trigger records of document from the end of the audit log,
-// oldest first. A missing log is empty; a torn last line (a crash while
-// writing) is skipped.
-func (a *Audit) Recent(document string) ([]AuditRecord, error) {
-	f, err := os.Open(a.path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+// Triggers returns the trigger records of document written since, oldest
+// first, read across the rotated files (ReadAuditSince). Lines that do not
+// hold document's JSON encoding are skipped before they are decoded: a
+// restart reads a window of every session's outcomes to find its own.
+func (a *Audit) Triggers(document string, since time.Time) ([]AuditRecord, error) {
+	doc, err := json.Marshal(document)
 	if err != nil {
-		return nil, fmt.Errorf("audit: open %s: %w", a.path, err)
+		return nil, fmt.Errorf("audit: encode document: %w", err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("audit: stat %s: %w", a.path, err)
-	}
-	start := max(info.Size()-auditTail, 0)
-	data, err := io.ReadAll(io.NewSectionReader(f, start, info.Size()-start))
-	if err != nil {
-		return nil, fmt.Errorf("audit: read %s: %w", a.path, err)
-	}
-	if start > 0 {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:] // the first line is cut
-		}
-	}
+	needle := append([]byte(`"document":`), doc...)
 	var recs []AuditRecord
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	err = ReadAuditSince(a.dir, since, func(line []byte) {
+		if !bytes.Contains(line, needle) {
+			return
+		}
 		var r AuditRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Document == document && r.TriggerID != "" && r.Source != "broker" {
+		if json.Unmarshal(line, &r) == nil && r.Document == document && r.TriggerID != "" && r.Source != "broker" &&
+			!time.UnixMilli(r.Time).Before(since) {
 			recs = append(recs, r)
 		}
-	}
-	return recs, nil
+	})
+	return recs, err
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"fmt"
@@ -27,7 +27,9 @@ var sizeUnits = []struct {
 	{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}, {"KB", KiB}, {"MB", MiB}, {"GB", GiB}, {"K", KiB}, {"M", MiB}, {"G", GiB}, {"B", 1},
 }
 
-// UnmarshalText reads "10MB", "512KiB" or a plain number of bytes.
+// UnmarshalText reads "10MB", "512KiB" or a plain number of bytes. A
+// negative number is kept, not refused here, so that Limits.Validate's
+// error names the key it was written under.
 func (s *Size) UnmarshalText(b []byte) error {
 	text := strings.TrimSpace(string(b))
 	num, mult := text, Size(1)
@@ -38,7 +40,7 @@ func (s *Size) UnmarshalText(b []byte) error {
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 || n > int64(1<<50)/int64(mult) {
+	if err != nil || n > int64(1<<50)/int64(mult) || n < -int64(1<<50)/int64(mult) {
 		return fmt.Errorf("size %q: want a whole number of bytes, optionally with a unit KB, MB or GB (e.g. 10MB)", text)
 	}
 	*s = Size(n) * mult
@@ -58,9 +60,9 @@ func (s Size) String() string {
 	return strconv.FormatInt(int64(s), 10) + "B"
 }
 
-// Config is the `log:` and `audit:` sections of config.yaml. Zero fields
+// Limits is the `log:` and `audit:` sections of config.yaml. Zero fields
 // take the defaults (WithDefaults).
-type Config struct {
+type Limits struct {
 	Log   LogConfig   `yaml:"log"`
 	Audit AuditConfig `yaml:"audit"`
 }
@@ -87,7 +89,7 @@ type AuditConfig struct {
 	KeepDays int `yaml:"keep_days"`
 }
 
-// Defaults of Config.
+// Defaults of Limits.
 const (
 	DefaultLogMaxSize   = 10 * MiB
 	DefaultLogKeepDays  = 30
@@ -96,17 +98,18 @@ const (
 	DefaultAuditKeep    = 12
 )
 
-// Valid ranges. The minimum sizes are small so tests (and tiny disks) can
-// use tiny caps; below a few KiB a log would rotate at every line.
+// Valid ranges. The minimum size is small so tests (and tiny disks) can use
+// tiny caps; below 1 KiB a log would rotate at nearly every line (sup's
+// slog records are 100–300 bytes).
 const (
-	MinSize      = 4 * KiB
+	MinSize      = 1 * KiB
 	MaxSize      = 64 * GiB
 	MaxKeepDays  = 3650
 	MaxAuditKeep = 10000
 )
 
 // WithDefaults fills zero fields with the defaults.
-func (c Config) WithDefaults() Config {
+func (c Limits) WithDefaults() Limits {
 	if c.Log.MaxSize == 0 {
 		c.Log.MaxSize = DefaultLogMaxSize
 	}
@@ -127,7 +130,7 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks c as written in config.yaml (zero: the default). Each
 // error names the key and its valid range.
-func (c Config) Validate() error {
+func (c Limits) Validate() error {
 	size := func(key string, v Size) error {
 		if v != 0 && (v < MinSize || v > MaxSize) {
 			return fmt.Errorf("%s %s: must be between %s and %s (or absent for the default)", key, v, MinSize, MaxSize)

@@ -1,15 +1,16 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sup-tmux/sup/ipc"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // writeLog writes a log of size bytes last modified at mtime.
@@ -105,14 +106,7 @@ func TestPruneWithSocketLiveness(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(rt) })
-	sock, _ := ipc.SocketPath(rt, "aaaaaaaaaaaa")
-	ln, err := ipc.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ipc.NewServer(ipc.ServerConfig{})
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	ipctest.Serve(t, rt, ipc.State{SessionID: "aaaaaaaaaaaa"})
 	state := filepath.Join(t.TempDir(), "state")
 	old := time.Now().AddDate(0, 0, -60)
 	for _, id := range []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"} {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/fleet"
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -31,11 +31,11 @@ func rowOf(screen, name string) string {
 // lists a session started later and drops one that stops, and Enter moves
 // a real attached client to the selected session's pane.
 func TestDashE2E(t *testing.T) {
-	f := fleet.New(t)
+	f := testutil.NewRig(t, "")
 	client := f.Tmux.AttachClient(t)
 	panes := map[string]string{}
 	for _, n := range []string{"alpha", "bravo", "charlie"} {
-		panes[n] = f.Start(n)
+		panes[n] = f.Start(n, "-echo")
 	}
 	dash := f.Tmux.NewWindowDir(f.Dir, f.Env, f.Bins.Sup, "dash")
 	if _, err := f.Tmux.Run("select-window", "-t", dash); err != nil {
@@ -49,8 +49,9 @@ func TestDashE2E(t *testing.T) {
 	}
 	before := rowOf(screen, "bravo")
 
+	bravo := f.Socket("bravo")
 	start := time.Now()
-	f.Stuck("bravo")
+	ipctest.Hook(t, bravo, "bravo", "Stop")
 	var after string
 	for time.Since(start) < 5*time.Second {
 		if after = rowOf(f.Tmux.Capture(dash), "bravo"); after != before && strings.Contains(after, "bravo is done") {
@@ -64,9 +65,9 @@ func TestDashE2E(t *testing.T) {
 	}
 	t.Logf("row changed %v after the Stop hook (goal 200ms): %q", latency, after)
 
-	f.Start("delta")
+	f.Start("delta", "-echo")
 	f.Tmux.WaitFor(t, dash, "delta", 10*time.Second)
-	if _, err := f.Sup("stop", "alpha"); err != nil {
+	if _, err := f.Sup(nil, "stop", "alpha"); err != nil {
 		t.Fatal(err)
 	}
 	screen = f.Tmux.WaitForScreen(t, dash, "sup dash · 3 sessions", 10*time.Second)
@@ -96,11 +97,12 @@ func TestDashE2E(t *testing.T) {
 	if err := os.RemoveAll(f.RuntimeDir()); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(t, 10*time.Second, "the supervisors to recreate the runtime dir", func() bool {
-		_, err := os.Stat(f.RuntimeDir())
-		return err == nil
-	})
-	f.Stuck("charlie")
+	// Each supervisor relistens on its own (the first recreates the dir):
+	// wait for every socket, not for the dir.
+	for _, n := range []string{"bravo", "charlie", "delta"} {
+		f.Socket(n)
+	}
+	ipctest.Stuck(t, f.Socket("charlie"), "charlie")
 	testutil.WaitUntil(t, 10*time.Second, "charlie's row to show its Stop after the dir came back", func() bool {
 		screen := f.Tmux.Capture(dash)
 		return strings.Contains(rowOf(screen, "charlie"), "charlie is done") && !strings.Contains(screen, "is gone") &&

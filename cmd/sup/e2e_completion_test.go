@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/fleet"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -23,9 +22,9 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 func TestCompletionBash(t *testing.T) {
 	testutil.Program(t, "bash", "apt-get install -y bash")
 	testutil.File(t, bashCompletion, "apt-get install -y bash-completion")
-	f := fleet.New(t)
-	f.Start("alpha")
-	f.Start("bravo")
+	f := testutil.NewRig(t, "")
+	f.Start("alpha", "-echo")
+	f.Start("bravo", "-echo")
 
 	env := maps.Clone(f.Env)
 	env["PATH"] = filepath.Dir(f.Bins.Sup) + ":" + env["PATH"]

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 func BenchmarkSimulatedMonth(b *testing.B) {
 	for b.Loop() {
 		dir := b.TempDir()
-		c := Config{}.WithDefaults()
+		c := Limits{}.WithDefaults()
 		audit := NewAudit(dir, c.Audit)
 		day0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 		chunk := []byte(strings.Repeat("l", 4095) + "\n")
@@ -49,7 +49,7 @@ func BenchmarkSimulatedMonth(b *testing.B) {
 				w.Close()
 				written += 1 << 20
 				for range 50 {
-					if err := audit.Append(line); err != nil {
+					if err := audit.appendLine(line); err != nil {
 						b.Fatal(err)
 					}
 					written += int64(len(line) + 1)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"bufio"
@@ -73,7 +73,7 @@ func openWindow(dir string, since time.Time) ([]*os.File, error) {
 		files = append(files, f)
 		return fi.ModTime(), true, nil
 	}
-	if _, _, err := open(filepath.Join(dir, AuditActive)); err != nil {
+	if _, _, err := open(filepath.Join(dir, AuditFile)); err != nil {
 		return files, err
 	}
 	dated, err := datedFiles(dir)

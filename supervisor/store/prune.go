@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"errors"
@@ -86,7 +86,7 @@ func logSession(name string) (string, bool) {
 // sessions' logs count toward the total but are never chosen. c's zero
 // fields take the defaults.
 func PlanPrune(stateDir string, c LogConfig, now time.Time, live func(id string) bool) ([]Removed, error) {
-	c = Config{Log: c}.WithDefaults().Log
+	c = Limits{Log: c}.WithDefaults().Log
 	all, err := scanLogs(stateDir)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func TestAuditRotatesAndReadsAcrossFiles(t *testing.T) {
 	t.Cleanup(func() { a.Close() })
 	for i := range 100 {
 		line := fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", 80))
-		if err := a.Append([]byte(line)); err != nil {
+		if err := a.appendLine([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,9 +65,9 @@ func TestAuditReadWindowStopsAtOlderFile(t *testing.T) {
 	a := NewAudit(dir, AuditConfig{MaxSize: 4 * KiB})
 	t.Cleanup(func() { a.Close() })
 	pad := strings.Repeat("y", 3000)
-	a.Append([]byte(`{"n":"old","p":"` + pad + `"}`))
-	a.Append([]byte(`{"n":"mid","p":"` + pad + `"}`)) // rotates "old" away
-	a.Append([]byte(`{"n":"new","p":"` + pad + `"}`)) // rotates "mid" away
+	a.appendLine([]byte(`{"n":"old","p":"` + pad + `"}`))
+	a.appendLine([]byte(`{"n":"mid","p":"` + pad + `"}`)) // rotates "old" away
+	a.appendLine([]byte(`{"n":"new","p":"` + pad + `"}`)) // rotates "mid" away
 	dated, _ := datedFiles(dir)
 	if len(dated) != 2 {
 		t.Fatalf("%d dated files, want 2", len(dated))
@@ -90,7 +90,7 @@ func TestAuditRetentionByCountAndAge(t *testing.T) {
 	pad := strings.Repeat("z", 3000)
 	for range 10 {
 		clock = clock.Add(time.Minute)
-		if err := a.Append([]byte(`{"p":"` + pad + `"}`)); err != nil {
+		if err := a.appendLine([]byte(`{"p":"` + pad + `"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,7 +106,7 @@ func TestAuditRetentionByCountAndAge(t *testing.T) {
 	for _, d := range dated {
 		os.Chtimes(d.path, old, old)
 	}
-	b.Append([]byte(`{"p":"` + pad + `"}`)) // rotates
+	b.appendLine([]byte(`{"p":"` + pad + `"}`)) // rotates
 	after, _ := datedFiles(dir)
 	if len(after) != 1 {
 		t.Errorf("after an age-limited rotation %d dated files, want only the new one", len(after))
@@ -115,20 +115,20 @@ func TestAuditRetentionByCountAndAge(t *testing.T) {
 
 func TestAuditCutsTornTail(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, AuditActive), []byte("{\"n\":1}\n{\"n\":2,\"cut"), 0o600)
+	os.WriteFile(filepath.Join(dir, AuditFile), []byte("{\"n\":1}\n{\"n\":2,\"cut"), 0o600)
 	if got := readAll(t, dir, time.Time{}); len(got) != 1 {
 		t.Errorf("reader gave %q, want the whole line only", got)
 	}
 	a := NewAudit(dir, AuditConfig{})
 	t.Cleanup(func() { a.Close() })
-	if err := a.Append([]byte(`{"n":3}`)); err != nil {
+	if err := a.appendLine([]byte(`{"n":3}`)); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, AuditActive))
+	data, _ := os.ReadFile(filepath.Join(dir, AuditFile))
 	if string(data) != "{\"n\":1}\n{\"n\":3}\n" {
 		t.Errorf("file %q: the torn line must be cut, not glued to the next", data)
 	}
-	if err := a.Append([]byte("a\nb")); err == nil || !strings.Contains(err.Error(), "newline") {
+	if err := a.appendLine([]byte("a\nb")); err == nil || !strings.Contains(err.Error(), "newline") {
 		t.Errorf("a line with a newline: err %v", err)
 	}
 }
@@ -136,8 +136,52 @@ func TestAuditCutsTornTail(t *testing.T) {
 func TestAuditUnwritableDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(dir, nil, 0o600) // a file where the dir should be
-	err := NewAudit(dir, AuditConfig{}).Append([]byte(`{}`))
+	err := NewAudit(dir, AuditConfig{}).appendLine([]byte(`{}`))
 	if err == nil || !strings.Contains(err.Error(), "audit") {
 		t.Errorf("err %v, want an audit error", err)
+	}
+}
+
+// TestAuditTriggersAcrossRotation: Triggers finds a document's trigger
+// records in the rotated files too, only within the window, never another
+// document's (even one whose name contains it, or needs JSON escaping) nor
+// the broker's routing steps.
+func TestAuditTriggersAcrossRotation(t *testing.T) {
+	dir := t.TempDir()
+	a := NewAudit(dir, AuditConfig{MaxSize: 1 * KiB, Keep: 100})
+	t.Cleanup(func() { a.Close() })
+	now := time.Now()
+	doc := `/w/<a&b> "q".md`
+	pad := strings.Repeat("p", 300) // three records a file: the early ones rotate away
+	recs := []AuditRecord{
+		{Time: now.Add(-48 * time.Hour).UnixMilli(), TriggerID: "too-old", Document: doc},
+		{Time: now.Add(-time.Hour).UnixMilli(), TriggerID: "t1", Document: doc, Result: "delivered", Message: pad},
+		{Time: now.Add(-time.Hour).UnixMilli(), TriggerID: "other", Document: "/w/other.md", Message: pad},
+		{Time: now.Add(-time.Hour).UnixMilli(), TriggerID: "longer", Document: doc + ".bak", Message: pad},
+		{Time: now.Add(-time.Hour).UnixMilli(), TriggerID: "route", Document: doc, Source: "broker", Message: pad},
+		{Time: now.Add(-time.Minute).UnixMilli(), TriggerID: "t2", Document: doc, Result: "timeout", Message: pad},
+		{Time: now.UnixMilli(), Document: doc, Message: "no trigger id"},
+	}
+	for _, r := range recs {
+		if err := a.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dated, _ := datedFiles(dir); len(dated) < 2 {
+		t.Fatalf("%d rotated files: the test needs t1 in a rotated one", len(dated))
+	}
+	got, err := a.Triggers(doc, now.Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.TriggerID+"="+string(r.Result))
+	}
+	if strings.Join(ids, " ") != "t1=delivered t2=timeout" {
+		t.Errorf("Triggers = %v, want t1=delivered t2=timeout, oldest first", ids)
+	}
+	if none, err := NewAudit(t.TempDir(), AuditConfig{}).Triggers(doc, now); err != nil || len(none) != 0 {
+		t.Errorf("no audit yet: %v, %v", none, err)
 	}
 }

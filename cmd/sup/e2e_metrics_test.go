@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/fleet"
+	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -30,13 +30,13 @@ import (
 func TestMetricsPrometheus(t *testing.T) {
 	promtool := testutil.Program(t, "promtool", "apt-get install -y prometheus")
 	prom := testutil.Program(t, "prometheus", "apt-get install -y prometheus")
-	f := fleet.New(t)
-	f.Start("alpha")
-	f.Start("beta")
-	f.Start("gamma")
-	f.Stuck("beta")
+	f := testutil.NewRig(t, "")
+	f.Start("alpha", "-echo")
+	f.Start("beta", "-echo")
+	f.Start("gamma", "-echo")
+	ipctest.Stuck(t, f.Socket("beta"), "beta")
 
-	out, err := f.Sup("metrics")
+	out, err := f.Sup(nil, "metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestMetricsPrometheus(t *testing.T) {
 
 // serveMetricsProcess runs `sup metrics ARGS` and returns the address it
 // says it serves on and what it printed before.
-func serveMetricsProcess(t testing.TB, f *fleet.Fleet, args ...string) (addr, before string) {
+func serveMetricsProcess(t testing.TB, f *testutil.Rig, args ...string) (addr, before string) {
 	t.Helper()
 	cmd := exec.Command(f.Bins.Sup, append([]string{"metrics"}, args...)...)
 	cmd.Env = f.Environ()
@@ -124,7 +124,7 @@ func serveMetricsProcess(t testing.TB, f *fleet.Fleet, args ...string) (addr, be
 // TestMetricsAllowRemote: --allow-remote serves on every interface and
 // warns first; a scrape through it works.
 func TestMetricsAllowRemote(t *testing.T) {
-	f := fleet.New(t)
+	f := testutil.NewRig(t, "")
 	addr, before := serveMetricsProcess(t, f, "--listen", "0.0.0.0:0", "--allow-remote")
 	if !strings.Contains(before, "warning: serving every session's state to other hosts") {
 		t.Fatalf("no warning before serving on %s: %q", addr, before)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ func runAuditHelper(dir, run string) {
 	a := NewAudit(dir, AuditConfig{MaxSize: KiB, Keep: MaxAuditKeep})
 	pad := strings.Repeat("p", 60)
 	for n := 0; ; n++ {
-		if err := a.Append(fmt.Appendf(nil, `{"r":%s,"n":%d,"pad":%q}`, run, n, pad)); err != nil {
+		if err := a.appendLine(fmt.Appendf(nil, `{"r":%s,"n":%d,"pad":%q}`, run, n, pad)); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			os.Exit(2)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package rotate
+package store
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ import (
 
 // Audit file names in the state dir.
 const (
-	AuditActive = "audit.jsonl" // the file appended to
-	AuditLock   = "audit.lock"  // flock'd by every append and rotation; never removed
+	AuditFile = "audit.jsonl" // the file appended to
+	AuditLock = "audit.lock"  // flock'd by every append and rotation; never removed
 )
 
 // datedAudit matches a rotated audit file: audit-<UTC time>Z[-N].jsonl,
@@ -31,8 +31,8 @@ var datedAudit = regexp.MustCompile(`^audit-(\d{8}T\d{6})Z(?:-(\d+))?\.jsonl$`)
 const datedLayout = "20060102T150405"
 
 // Audit appends lines to <stateDir>/audit.jsonl, shared by every process
-// of the user, rotating it to a dated file past Config.MaxSize and keeping
-// Config.Keep dated files (and none older than KeepDays, when set). See the
+// of the user, rotating it to a dated file past Limits.MaxSize and keeping
+// Limits.Keep dated files (and none older than KeepDays, when set). See the
 // package doc for why a SIGKILL at any point loses no acknowledged line and
 // duplicates none.
 type Audit struct {
@@ -48,7 +48,7 @@ type Audit struct {
 // NewAudit returns the appender for stateDir with c's limits (zero fields:
 // defaults). Nothing is opened until the first Append.
 func NewAudit(stateDir string, c AuditConfig) *Audit {
-	return &Audit{dir: stateDir, cfg: Config{Audit: c}.WithDefaults().Audit}
+	return &Audit{dir: stateDir, cfg: Limits{Audit: c}.WithDefaults().Audit}
 }
 
 func (a *Audit) now() time.Time {
@@ -58,10 +58,10 @@ func (a *Audit) now() time.Time {
 	return time.Now()
 }
 
-// Append writes line (one JSON object, without a newline) plus '\n' as one
-// write and fsyncs it before returning: when Append returns nil the line is
+// appendLine writes line (one JSON object, without a newline) plus '\n' as one
+// write and fsyncs it before returning: when it returns nil the line is
 // on disk exactly once.
-func (a *Audit) Append(line []byte) error {
+func (a *Audit) appendLine(line []byte) error {
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return errors.New("audit: a line may not contain a newline")
 	}
@@ -97,7 +97,7 @@ func (a *Audit) Append(line []byte) error {
 	return nil
 }
 
-func (a *Audit) activePath() string { return filepath.Join(a.dir, AuditActive) }
+func (a *Audit) activePath() string { return filepath.Join(a.dir, AuditFile) }
 
 // openActive makes a.f the file now at the active path (another process may
 // have rotated it away since our last append), cuts a torn tail and returns
@@ -303,7 +303,7 @@ func AuditUsage(stateDir string) (AuditSize, error) {
 		u.Rotated++
 		u.Bytes += d.size
 	}
-	if fi, err := os.Stat(filepath.Join(stateDir, AuditActive)); err == nil {
+	if fi, err := os.Stat(filepath.Join(stateDir, AuditFile)); err == nil {
 		u.Files++
 		u.Bytes += fi.Size()
 	}

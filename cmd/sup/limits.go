@@ -1,0 +1,22 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
+)
+
+// configuredLimits are the disk limits of config.yaml (log:, audit:) for
+// the verbs that write or measure the state dir without starting a
+// session. A config that fails to load leaves the defaults: `sup doctor`
+// reports the error itself, and `sup start` refuses it.
+func configuredLimits() store.Limits {
+	cfg, err := plan.LoadConfig(store.ConfigDir(os.Getenv))
+	if err != nil {
+		return store.Limits{} // Best effort: the defaults.
+	}
+	return cfg.Limits
+}
