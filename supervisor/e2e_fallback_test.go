@@ -19,6 +19,7 @@ import (
 // that keeps flowing keeps it off (specs/detection.md, "Fallback").
 func TestE2EFallbackUnrecognized(t *testing.T) {
 	r := newRig(t, "stop_grace: 300ms\n")
+	r.write("config/sup/profiles/claude.yaml", "unknown_after: 3s\n") // the default, over the rig's 1m
 	script := `printf "Setting up\nPick a colour [r/g/b]: "; read c; while :; do echo "working $c"; sleep 0.2; done`
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "claude", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
 	state := func() ipc.State {

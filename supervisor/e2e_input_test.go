@@ -140,3 +140,39 @@ func TestE2ETriggerToShellIsACommandLine(t *testing.T) {
 		t.Fatalf("audit record %v, want envelope false", a[len(a)-1])
 	}
 }
+
+// Issue #12 item 2: with no terminal on sup's stdin (headless, piped),
+// nobody answers the agent's queries; sup answers the common ones from its
+// own screen model, and says so in the session log.
+func TestE2EHeadlessQueriesAnswered(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		testutil.Missing(t, "bash not installed")
+	}
+	r := newRig(t, "")
+	// Move the cursor to row 3, column 5 (1-based), then ask DA1, the
+	// cursor position and the background colour; print what came back.
+	script := `stty -echo; printf '\033[3;5H\033[c'; read -rs -t 5 -d c da; printf '\033[6n'; read -rs -t 5 -d R cpr; ` +
+		`printf '\033]11;?\007'; read -rs -t 5 -d $'\a' bg; ` +
+		`echo; echo "DA1=${da#?} CPR=${cpr#?} BG=${bg#??}"`
+	cmd := exec.Command(r.bins.Sup, "start", "--profile", "shell", "--size", "80x24", filepath.Join(r.dir, "doc.md"), "--", "bash", "-c", script)
+	cmd.Dir = r.dir
+	cmd.Env = r.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sup: %v\n%q", err, out)
+	}
+	if want := "DA1=[?1;2 CPR=[3;5 BG=11;rgb:0000/0000/0000"; !strings.Contains(string(out), want) {
+		t.Fatalf("output %q, want %q: the queries went unanswered", out, want)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.dir, "state", "sup", "*.log"))
+	var log []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l) // Best effort: one of them is this session's.
+		log = append(log, b...)
+	}
+	for _, name := range []string{"DA1", "CPR", "OSC11"} {
+		if !strings.Contains(string(log), "msg=terminal_reply name="+name+" by=sup") {
+			t.Errorf("session log lacks sup's %s reply:\n%s", name, log)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func TestE2ELogsCappedRotatedAndPruned(t *testing.T) {
 
 	// A live session whose log looks three days old.
 	r.write("live.md", "# live\n")
-	r.Start(filepath.Join(r.dir, "live.md"), "-echo")
+	r.Start("live", "-echo")
 	live := r.state("live").SessionID + ".log"
 	old := time.Now().Add(-72 * time.Hour)
 	if err := os.Chtimes(filepath.Join(stateDir, live), old, old); err != nil {

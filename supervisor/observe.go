@@ -68,7 +68,7 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	}
 	now := time.Now()
 	s.mu.Lock()
-	running := s.child != nil
+	running := s.child != nil || s.spawning
 	current := s.agentSessionID
 	switch {
 	case !running:

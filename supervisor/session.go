@@ -73,6 +73,7 @@ type Session struct {
 	plan           *plan.Plan
 	tracker        *crash.Tracker
 	child          *proc.Child
+	spawning       bool // a child is being started: its hooks count already
 	lifecycle      string
 	attempts       int // spawn attempts; the first uses the plan sup started with
 	spawns         int // successful spawns; restart_count is spawns-1

@@ -47,8 +47,18 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
 	size := s.ptySize()
+	// The agent may send a hook the moment it runs, before StartChild has
+	// even returned: from here its hooks count (handleHook), and the
+	// spawn's own signal goes first so that it never overwrites one.
+	s.mu.Lock()
+	s.spawning = true
+	s.mu.Unlock()
+	s.lifecycleSignal("spawn", activity.Unknown, "", false)
 	c, err := proc.StartChild(argv, pl.CWD, plan.Environ(pl.Env), &size)
 	if err != nil {
+		s.mu.Lock()
+		s.spawning = false
+		s.mu.Unlock()
 		s.log.Error("spawn_failed", "argv0", argv[0], "err", err)
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
@@ -64,7 +74,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.guard.Run(c.PID())
 	s.mu.Lock()
 	s.plan = pl
-	s.child = c
+	s.child, s.spawning = c, false
 	s.spawns++
 	s.tracker.Started(c.StartedAt())
 	s.lifecycle = LifecycleRunning
@@ -82,7 +92,6 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
 	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
-	s.lifecycleSignal("spawn", activity.Unknown, "", false)
 	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
 	return c, nil
 }

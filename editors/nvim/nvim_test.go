@@ -83,7 +83,7 @@ func recordingAgent(t testing.TB, notes string) (sup *testutil.Rig, rec, work st
 	t.Helper()
 	sup = testutil.NewRig(t, triggerConfig)
 	rec = filepath.Join(sup.Dir, "rec")
-	sup.Start("agent", "-raw", "-ack", "-bracketed", "-record", rec)
+	sup.Start("agent", "-ready", "-raw", "-ack", "-bracketed", "-record", rec)
 	sup.Socket("agent")
 	work = t.TempDir()
 	writeFile(t, filepath.Join(work, "notes.txt"), notes)

@@ -346,7 +346,7 @@ func operatorBusy(t *testing.T, sup *testutil.Rig, pane, sock, key string) {
 // sup requires.
 func TestSupTriggerDeferredAndForced(t *testing.T) {
 	sup := testutil.NewRig(t, triggerConfig)
-	pane := sup.Start("agent", "-raw", "-ack")
+	pane := sup.Start("agent", "-ready", "-raw", "-ack")
 	sock := sup.Socket("agent")
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "notes.txt"), "only line\n")

@@ -24,7 +24,6 @@ func TestClaudeTrigger(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
 		WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
-	a.WaitOperatorIdle() // the start-up keys' quiet window
 
 	res := triggerOneTurn(t, a, "real-1", ClaudeAnswerMark+"ok: ", ClaudeReady)
 	if res.AckedBy != "hook" && res.AckedBy != "activity" {
@@ -60,5 +59,27 @@ func TestClaudeTrigger(t *testing.T) {
 		return strings.Contains(r.UserText, "[BRIDGE_TRIGGER id=real-2 thread=default]\nafter the prompt\n[/BRIDGE_TRIGGER]")
 	}); !ok {
 		t.Fatal("the model never got the deferred trigger")
+	}
+}
+
+// TestClaudeTriggerUntouched: issue #12's first finding. Claude Code
+// queries the terminal at start and tmux answers on the pane's input;
+// those replies are not typing, so an agent nobody touched is not
+// operator-busy, and a trigger to it goes as soon as it is ready — not
+// after the 20 s quiet window (it took 22 s before the input tokenizer).
+func TestClaudeTriggerUntouched(t *testing.T) {
+	t.Parallel()
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
+		WithSupConfig("activity: {quiet_window: 20s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
+	if st := a.State(); st.OperatorBusy || st.LastInputAt != 0 {
+		t.Fatalf("nobody typed, yet operator_busy %v last_input_at %d: the terminal's replies counted as keys", st.OperatorBusy, st.LastInputAt)
+	}
+	asked := time.Now()
+	res := triggerOneTurn(t, a, "untouched-1", ClaudeAnswerMark+"ok: ", ClaudeReady)
+	if took := time.UnixMilli(res.DeliveredAt).Sub(asked); took > 10*time.Second {
+		t.Fatalf("delivered %s after the request: it waited for a quiet window nobody's keys opened", took)
+	}
+	if res.AckedBy != "hook" && res.AckedBy != "activity" {
+		t.Fatalf("acked by %q, want the UserPromptSubmit hook or the busy it causes", res.AckedBy)
 	}
 }

@@ -12,6 +12,5 @@ import (
 func TestCodexTrigger(t *testing.T) {
 	t.Parallel()
 	a := startReadyCodex(t, WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {ack_timeout: 20s}\n"))
-	a.WaitOperatorIdle() // the start-up keys' quiet window
 	triggerOneTurn(t, a, "cx-1", CodexAnswerMark+"ok: ", CodexPrompt)
 }

@@ -48,7 +48,6 @@ func TestClaudeUnseenDialogHoldsTrigger(t *testing.T) {
 		t.Fatalf("sup queue --json: %s (%v), want this session", out, err)
 	}
 
-	time.Sleep(1100 * time.Millisecond) // the start-up keys' quiet window
 	out, err = a.SupCmd("trigger", "--json", "--no-wait", "--id", "dialog-1", a.Doc, "after the dialog")
 	if err != nil {
 		t.Fatal(err)

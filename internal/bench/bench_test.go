@@ -25,11 +25,12 @@ type sizes struct {
 	idle         float64 // seconds an idle supervisor is watched
 	startups     int     // `sup start -- true` runs
 	detectRounds int     // real Claude turns per detection mode (0: not run)
+	truthRounds  int     // untouched real Claudes triggered (benchTruth)
 }
 
 var (
-	fullSizes  = sizes{"full", 1000, 200 << 20, 3, []int{50, 100, 200}, 20, 60, 20, 3}
-	smokeSizes = sizes{"smoke", 20, 4 << 20, 1, []int{2, 4}, 3, 1, 3, 0}
+	fullSizes  = sizes{"full", 1000, 200 << 20, 3, []int{50, 100, 200}, 20, 60, 20, 3, 10}
+	smokeSizes = sizes{"smoke", 20, 4 << 20, 1, []int{2, 4}, 3, 1, 3, 0, 0}
 )
 
 // TestBench runs every section and prints the report; with SUP_BENCH=full
@@ -48,6 +49,7 @@ func TestBench(t *testing.T) {
 	r.Figures = append(r.Figures, benchKeystroke(t, env, sz)...)
 	r.Figures = append(r.Figures, benchThroughput(t, env, sz)...)
 	r.Figures = append(r.Figures, benchDetection(t, sz)...)
+	r.Figures = append(r.Figures, benchTruth(t, sz)...)
 	r.Figures = append(r.Figures, benchScale(t, env, sz)...)
 	r.Figures = append(r.Figures, benchFootprint(t, env, sz)...)
 	r.Elapsed = time.Since(start).Round(time.Second).String()

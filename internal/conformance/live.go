@@ -29,7 +29,7 @@ trigger:
 func StartSupervisors(t testing.TB) map[string]string {
 	t.Helper()
 	s := testutil.NewRig(t, Config)
-	s.Start("doc", "-raw", "-ack", "-bracketed")
+	s.Start("doc", "-ready", "-raw", "-ack", "-bracketed")
 	s.Start("exited", "-exit", "0")
 	s.Start("halted", "-exit", "1")
 	socks := map[string]string{"live": s.Socket("doc"), "exited": s.Socket("exited"), "halted": s.Socket("halted")}

@@ -39,6 +39,12 @@ func NewRig(t testing.TB, configYAML string) *Rig {
 	bins := Build(t)
 	dir := t.TempDir()
 	r := &Rig{T: t, Tmux: NewTmux(t), Bins: bins, Dir: dir, Env: SupEnv(t, bins, dir)}
+	// The fakeagent runs under the claude profile, whose pack reads none of
+	// its screen: without this, the fallback would make every fake agent a
+	// question 3 s after it starts (specs/detection.md, "Fallback"). A test
+	// of the fallback writes its own overlay; a test that triggers starts
+	// the fakeagent with -ready, since sup types into no unknown screen.
+	r.Write("config/sup/profiles/claude.yaml", "unknown_after: 1m\n")
 	if configYAML != "" {
 		r.Write("config/sup/config.yaml", configYAML)
 	}
