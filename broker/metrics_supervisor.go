@@ -52,13 +52,30 @@ var counterHelp = map[string]string{
 	"trigger_fallback_fresh_total":  "Triggers that started a stopped agent fresh to be delivered.",
 	"trigger_audit_errors_total":    "Trigger audit lines that could not be written.",
 	"trigger_errors_total":          "Trigger outcomes by error code.",
+	"hooks_total":                   "Agent hooks applied, by event (none: the agent's hooks are not installed).",
+	"activity_changes_total":        "Activity changes, by the signal that made them (hook, stream, screen, lifecycle).",
 	"trigger_latency_seconds":       "Trigger request to acknowledged delivery.",
 	"trigger_write_latency_seconds": "Trigger request to first paste written.",
 }
 
-// errorCounterPrefix starts the per-code counters (trigger_error_<CODE>_total),
-// exported as one family with a code label.
-const errorCounterPrefix = "trigger_error_"
+// labelled are the supervisor counters named <prefix><value>_total that
+// are exported as one family with value as a label: the per-code trigger
+// errors, hooks by event, activity changes by source.
+var labelled = []struct{ prefix, family, label string }{
+	{"trigger_error_", "trigger_errors_total", "code"},
+	{"hook_", "hooks_total", "event"},
+	{"detection_", "activity_changes_total", "source"},
+}
+
+// labelledSeries maps a counter name to its labelled family, if it has one.
+func labelledSeries(name string) (family, label, value string, ok bool) {
+	for _, l := range labelled {
+		if v, found := strings.CutPrefix(name, l.prefix); found && strings.HasSuffix(v, "_total") {
+			return l.family, l.label, strings.TrimSuffix(v, "_total"), true
+		}
+	}
+	return "", "", "", false
+}
 
 // supervisorMetrics writes the supervisors' counters and histograms as
 // sup_session_* families. Counter names are the supervisor's, which already
@@ -82,9 +99,8 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 		}
 		for _, name := range slices.Sorted(maps.Keys(r.Counters)) {
 			v := float64(r.Counters[name])
-			if code, ok := strings.CutPrefix(name, errorCounterPrefix); ok {
-				code = strings.TrimSuffix(code, "_total")
-				counters["trigger_errors_total"] = append(counters["trigger_errors_total"], series{s, []string{"code", code}, v})
+			if family, label, value, ok := labelledSeries(name); ok {
+				counters[family] = append(counters[family], series{s, []string{label, value}, v})
 				continue
 			}
 			if !strings.HasSuffix(name, "_total") || !validMetricName(name) {

@@ -25,7 +25,8 @@ func TestWriteMetrics(t *testing.T) {
 			WaitingSince: 90_000, SkipUntil: 200_000}, Socket: "/b2.sock"},
 	}
 	metrics := map[string]ipc.MetricsResult{"/a1.sock": {
-		Counters:   map[string]int64{"trigger_requests_total": 4, "trigger_error_ACK_TIMEOUT_total": 1, "not-a-name_total": 9},
+		Counters:   map[string]int64{"trigger_requests_total": 4, "trigger_error_ACK_TIMEOUT_total": 1, "not-a-name_total": 9,
+			"hook_Stop_total": 2, "hook_agent_turn_complete_total": 1, "detection_hook_total": 3, "detection_screen_total": 5},
 		Histograms: map[string]ipc.Histogram{"trigger_latency_ms": {Bounds: []float64{5, 250}, Counts: []int64{1, 2, 3}, Sum: 1500, Count: 3}},
 	}}
 	var buf bytes.Buffer
@@ -68,6 +69,10 @@ func TestWriteMetrics(t *testing.T) {
 		"sup_session_start_time_seconds{" + lbl + "} 10\n",
 		"sup_session_trigger_requests_total{" + lbl + "} 4\n",
 		"sup_session_trigger_errors_total{" + lbl + `,code="ACK_TIMEOUT"} 1` + "\n",
+		"sup_session_hooks_total{" + lbl + `,event="Stop"} 2` + "\n",
+		"sup_session_hooks_total{" + lbl + `,event="agent_turn_complete"} 1` + "\n",
+		"sup_session_activity_changes_total{" + lbl + `,source="hook"} 3` + "\n",
+		"sup_session_activity_changes_total{" + lbl + `,source="screen"} 5` + "\n",
 		"# TYPE sup_session_trigger_latency_seconds histogram\n",
 		"sup_session_trigger_latency_seconds_bucket{" + lbl + `,le="0.005"} 1` + "\n",
 		"sup_session_trigger_latency_seconds_bucket{" + lbl + `,le="0.25"} 2` + "\n",

@@ -65,6 +65,14 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 	if err := r.call(ipc.MethodMetrics, nil, &m); err != nil || m.Counters["ipc_hook_ignored_total"] != 1 {
 		t.Fatalf("metrics %v, %v: want the ignored hook counted as ipc_hook_ignored_total 1", m.Counters, err)
 	}
+	// The applied hooks, by event, and the activity changes they made
+	// (SessionStart changes nothing; the ignored one is not counted).
+	for name, want := range map[string]int64{"hook_SessionStart_total": 1, "hook_UserPromptSubmit_total": 1,
+		"hook_PermissionRequest_total": 1, "hook_Stop_total": 0, "detection_hook_total": 2} {
+		if got := m.Counters[name]; got != want {
+			t.Errorf("metrics %s = %d, want %d (all: %v)", name, got, want, m.Counters)
+		}
+	}
 	r.hook(`{"session_id":"conv-1","hook_event_name":"PostToolUse","tool_name":"Bash"}`)
 	if got := r.state("doc"); got.Activity != "busy" || got.WaitingSince != 0 {
 		t.Fatalf("after approval: %+v", got)

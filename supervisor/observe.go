@@ -18,6 +18,7 @@ func (s *Session) observe(sig activity.Signal) {
 	st := s.act.State(sig.At)
 	s.mu.Unlock()
 	if changed {
+		s.counts.inc(detectionCounter(sig.Source.String()))
 		s.publishActivity(st)
 		s.desk.Poke()
 	}
@@ -91,6 +92,7 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	}
 	s.mu.Unlock()
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)
+	s.counts.inc(hookCounter(p.Event))
 	sig, ok := activity.HookSignal(activity.HookEvent{
 		Agent: p.Agent, Event: p.Event, SessionID: p.SessionID, ToolName: p.ToolName,
 		Command: p.Command, Message: p.Message, NotificationType: p.NotificationType,

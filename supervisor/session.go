@@ -65,6 +65,8 @@ type Session struct {
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
 
+	counts counters // hooks and activity changes, for `metrics`
+
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 	queue *queueFile // nil: facts not published (no runtime dir, tests)
 

@@ -50,6 +50,7 @@ func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error
 // noisy-input counters (ipc_<kind>_total) in one map.
 func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
 	m := s.desk.Metrics()
+	s.counts.copyTo(m.Counters)
 	if s.server != nil {
 		maps.Copy(m.Counters, s.server.NoisyCounters())
 	}
