@@ -25,7 +25,7 @@ func TestWriteMetrics(t *testing.T) {
 			WaitingSince: 90_000, SkipUntil: 200_000}, Socket: "/b2.sock"},
 	}
 	metrics := map[string]ipc.MetricsResult{"/a1.sock": {
-		Counters:   map[string]int64{"trigger_requests_total": 4, "trigger_error_ACK_TIMEOUT_total": 1, "not-a-name_total": 9,
+		Counters: map[string]int64{"trigger_requests_total": 4, "trigger_error_ACK_TIMEOUT_total": 1, "not-a-name_total": 9,
 			"hook_Stop_total": 2, "hook_agent_turn_complete_total": 1, "detection_hook_total": 3, "detection_screen_total": 5},
 		Histograms: map[string]ipc.Histogram{"trigger_latency_ms": {Bounds: []float64{5, 250}, Counts: []int64{1, 2, 3}, Sum: 1500, Count: 3}},
 	}}
