@@ -29,6 +29,8 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodTrigger: s.handleTrigger,
 		ipc.MethodUnblock: s.handleUnblock,
 		ipc.MethodMetrics: s.handleMetrics,
+		ipc.MethodAnswer:  s.handleAnswer,
+		ipc.MethodExplain: s.handleExplain,
 	}
 }
 
@@ -84,6 +86,7 @@ func (s *Session) sessionState() ipc.State {
 	st.Draft = s.draft
 	st.OperatorBusy = act.OperatorBusy || s.draft != ""
 	st.LastInputAt = unixMilli(act.LastInputAt)
+	s.promptState(&st, time.Now())
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
 	}

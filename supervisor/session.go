@@ -77,6 +77,9 @@ type Session struct {
 	lastPrompt     string    // the last prompt a UserPromptSubmit-like hook reported
 	lastPromptAt   time.Time // when it arrived
 	act            *activity.Tracker
+	lastScreen     screenVerdict // the screen classifier's last verdict (explain, answer)
+	promptText     string        // the open prompt's screen text as first seen: part of its id
+	promptTextAt   time.Time     // the PromptSince promptText belongs to
 	exitStatus     int
 	guard          *proc.Guard // nil unless Start made sup the family head
 }

@@ -49,6 +49,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			continue
 		}
 		res := s.classify(c, pack, snap)
+		s.noteScreen(res, pack, snap)
 		s.setDraft(res.Draft)
 		if !res.Matched {
 			continue
