@@ -290,5 +290,3 @@ func (r *inputRouter) writeChecked(master *os.File, check func() error, write fu
 	defer r.master.SetWriteDeadline(time.Time{})
 	return write(r.master)
 }
-
-

@@ -68,7 +68,7 @@ type State struct {
 	// becomes needs_confirmation or the agent's own hook reports another
 	// prompt; zero while no prompt is open. Part of the prompt's identity
 	// (PromptID).
-	PromptSince time.Time
+	PromptSince  time.Time
 	SkipUntil    time.Time // the human skipped it: not eligible as queue head before this
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window

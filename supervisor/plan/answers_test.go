@@ -86,8 +86,8 @@ func TestAnswersValidation(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "profiles"), 0o700)
 	for yaml, want := range map[string]string{
-		"answers: {permission: {options: '('}}":      "answers: permission: options: bad regex",
-		"answers: {permission: {options: '(\\d)'}}":  "needs two groups",
+		"answers: {permission: {options: '('}}":       "answers: permission: options: bad regex",
+		"answers: {permission: {options: '(\\d)'}}":   "needs two groups",
 		"answers: {permission: {yes: 1, sure: true}}": "sure",
 	} {
 		os.WriteFile(filepath.Join(dir, "profiles", "claude.yaml"), []byte(yaml), 0o600)
