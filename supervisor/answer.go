@@ -62,6 +62,13 @@ func (s *Session) openPrompt(now time.Time) prompt {
 	return p
 }
 
+// promptID is the open prompt's id, "" when none.
+func (s *Session) promptID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.openPrompt(time.Now()).id
+}
+
 // promptState fills the prompt fields of `state`. s.mu is held.
 func (s *Session) promptState(st *ipc.State, now time.Time) {
 	p := s.openPrompt(now)
