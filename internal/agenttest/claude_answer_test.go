@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,18 +22,39 @@ import (
 // returns the prompt's id and the file the command would create.
 func openClaudePrompt(t *testing.T, a *Agent, name string) (string, string) {
 	t.Helper()
-	a.Type("RUN: touch " + name)
-	a.WaitScreen(ClaudePermission)
+	return openPrompt(t, a, a.Type, ClaudePermission, name)
+}
+
+// openPrompt submits `RUN: touch NAME` with submit, waits for the
+// agent's prompt (shown) and sup's prompt_id and options, and returns the
+// id and the file the command would create. (A summary is not required:
+// only the claude pack reads one from the screen.)
+func openPrompt(t *testing.T, a *Agent, submit func(string), shown, name string) (string, string) {
+	t.Helper()
+	submit("RUN: touch " + name)
+	a.WaitScreen(shown)
 	a.WaitOperatorIdle()
 	var st ipc.State
-	testutil.WaitUntil(t, 10*time.Second, "a prompt_id", func() bool {
+	testutil.WaitUntil(t, 10*time.Second, "a prompt_id and options", func() bool {
 		st = a.State()
 		return st.PromptID != "" && len(st.PromptOptions) > 0
 	})
-	if st.Activity != "needs_confirmation" || !strings.Contains(st.Summary, "touch "+name) {
-		t.Fatalf("at the prompt: activity %s summary %q", st.Activity, st.Summary)
+	if st.Activity != "needs_confirmation" || st.Summary != "" && !strings.Contains(st.Summary, "touch "+name) || !slices.Contains(st.PromptChoices, "yes") {
+		t.Fatalf("at the prompt: activity %s summary %q choices %q", st.Activity, st.Summary, st.PromptChoices)
 	}
 	return st.PromptID, filepath.Join(a.Dir, name)
+}
+
+// approveByAnswer answers the open prompt yes with its id and waits for
+// the command to run.
+func approveByAnswer(t *testing.T, a *Agent, id, file string) ipc.AnswerResult {
+	t.Helper()
+	r, code, err := answer(a, "--expect", id, a.Doc, "yes")
+	if err != nil || r.PromptID != id || r.Choice != "yes" || r.AckedBy == "" {
+		t.Fatalf("answer yes: %+v exit %d %v", r, code, err)
+	}
+	testutil.WaitUntil(t, 30*time.Second, "the approved command's file", func() bool { _, err := os.Stat(file); return err == nil })
+	return r
 }
 
 // answer runs sup answer and returns its JSON result, or the exit status
@@ -83,11 +105,9 @@ func TestClaudeAnswer(t *testing.T) {
 
 	t.Run("yes", func(t *testing.T) {
 		id, file := openClaudePrompt(t, a, "yes.txt")
-		r, code, err := answer(a, "--expect", id, a.Doc, "yes")
-		if err != nil || r.PromptID != id || r.Choice != "yes" || r.AckedBy == "" || !strings.Contains(r.Summary, "touch yes.txt") {
-			t.Fatalf("answer yes: %+v exit %d %v", r, code, err)
+		if r := approveByAnswer(t, a, id, file); !strings.Contains(r.Summary, "touch yes.txt") {
+			t.Fatalf("answered summary %q", r.Summary)
 		}
-		testutil.WaitUntil(t, 30*time.Second, "the approved command's file", func() bool { _, err := os.Stat(file); return err == nil })
 		a.WaitScreen(ClaudeReady)
 	})
 
@@ -154,4 +174,24 @@ func TestClaudeAnswer(t *testing.T) {
 	if last := lines[len(lines)-2]; last["collision_gate"] != "bypassed" || last["force_override_applied"] != true || !strings.Contains(last["summary"].(string), "touch busy.txt") {
 		t.Fatalf("the forced answer's audit line: %v", last)
 	}
+}
+
+// TestCodexAnswer: real Codex's approval answered yes by sup answer (its
+// screen alone tells the prompt: no hooks); the command runs.
+func TestCodexAnswer(t *testing.T) {
+	t.Parallel()
+	a := startReadyCodex(t, WithSupConfig("activity: {quiet_window: 2s}\n"))
+	id, file := openPrompt(t, a, a.Type, CodexApproval, "codex-yes.txt")
+	approveByAnswer(t, a, id, file)
+	a.WaitScreen(CodexPrompt)
+}
+
+// TestGeminiAnswer: real Gemini CLI's tool confirmation answered yes by
+// sup answer (its screen alone tells the prompt); the command runs.
+func TestGeminiAnswer(t *testing.T) {
+	t.Parallel()
+	a := startReadyGemini(t, WithSupConfig("activity: {quiet_window: 2s}\n"))
+	id, file := openPrompt(t, a, func(text string) { submitGemini(t, a, text) }, GeminiConfirm, "gemini-yes.txt")
+	approveByAnswer(t, a, id, file)
+	a.WaitScreen(GeminiPrompt)
 }
