@@ -43,11 +43,18 @@ func (s *Session) openPrompt(now time.Time) prompt {
 	if v := s.view.Load(); v != nil {
 		text = v.model.Snapshot().Text
 	}
-	if !s.promptTextAt.Equal(st.PromptSince) {
-		// The dialog's text as first seen: part of the id, so frozen.
-		s.promptText, s.promptTextAt = text, st.PromptSince
+	// The prompt appeared when the tracker saw it, or later when the
+	// screen began to show it again (answered and asked anew without a
+	// hook or a busy screen in between).
+	since := st.PromptSince
+	if at := s.lastScreen.PromptAt; at.After(since) {
+		since = at
 	}
-	p.id = activity.PromptID(st.Reason, st.Summary, s.promptText, st.PromptSince)
+	if !s.promptTextAt.Equal(since) {
+		// The dialog's text as first seen: part of the id, so frozen.
+		s.promptText, s.promptTextAt = text, since
+	}
+	p.id = activity.PromptID(st.Reason, st.Summary, s.promptText, since)
 	kinds := []string{strings.TrimPrefix(st.Rule, "screen:"), st.Reason}
 	if s.lastScreen.Activity == activity.NeedsConfirmation {
 		kinds = append([]string{s.lastScreen.Rule}, kinds...)

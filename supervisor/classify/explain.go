@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/sup-tmux/sup/supervisor/screen"
@@ -46,12 +47,35 @@ func (p *Pack) MatchedLines(snap screen.Snapshot, rule string) []string {
 			default:
 				continue
 			}
-			for _, m := range c.re.FindAllString(s, 3) {
-				for _, line := range strings.Split(m, "\n") {
-					if line = strings.TrimRight(line, " "); line != "" {
-						out = append(out, prefix+line)
-					}
+			if prefix != "" {
+				if c.re.MatchString(s) {
+					out = append(out, prefix+s)
 				}
+				continue
+			}
+			out = append(out, matchedLines(c.re, s)...)
+		}
+	}
+	return out
+}
+
+// matchedLines returns the whole lines of s that re's first three matches
+// touch.
+func matchedLines(re *regexp.Regexp, s string) []string {
+	var out []string
+	for _, m := range re.FindAllStringIndex(s, 3) {
+		start := strings.LastIndexByte(s[:m[0]], '\n') + 1
+		end := m[1]
+		if end == m[0] || end > 0 && s[end-1] != '\n' {
+			if i := strings.IndexByte(s[end:], '\n'); i >= 0 {
+				end += i
+			} else {
+				end = len(s)
+			}
+		}
+		for _, line := range strings.Split(s[start:end], "\n") {
+			if line = strings.TrimRight(line, " "); line != "" {
+				out = append(out, line)
 			}
 		}
 	}
