@@ -14,34 +14,11 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// confirmProfile runs fakeagent -confirm: its title says when it asks,
-// its question line carries the summary, y/n/digits answer it.
-const confirmProfile = `command: [fakeagent]
-submit_delay: 1ms
-classify:
-  rules:
-    - name: confirm
-      activity: needs_confirmation
-      reason: permission
-      title: '^\[\?\] '
-      summary: '(?m)^Allow (.+)\? \[y/n\]$'
-    - name: idle
-      activity: ready
-      reason: idle
-      title: '^\[>\] '
-answers:
-  permission:
-    yes: "y"
-    no: "n"
-    numbers: true
-    options: '^  ([1-9])\. (.+)$'
-`
-
 // startConfirm starts fakeagent -raw -confirm QUESTION (and args) under
 // the confirm profile and waits for its prompt in state.
 func (r *rig) startConfirm(question string, args ...string) (pane string, st ipc.State) {
 	r.t.Helper()
-	r.write("config/sup/profiles/confirm.yaml", confirmProfile)
+	r.write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile)
 	argv := append([]string{r.bins.Sup, "start", "--profile", "confirm", filepath.Join(r.dir, "doc.md"), "--",
 		"fakeagent", "-raw", "-confirm", question}, args...)
 	pane = r.tm.NewWindowDir(r.dir, r.env, argv...)

@@ -149,3 +149,15 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 		fmt.Fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
 	}
 }
+
+// answerSession sends an answer to one session (the picker, the dashboard).
+func answerSession(ctx context.Context, s broker.Session, p ipc.AnswerParams) (ipc.AnswerResult, error) {
+	var res ipc.AnswerResult
+	c, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	err = call(ctx, c, ipc.MethodAnswer, p, &res)
+	return res, err
+}
