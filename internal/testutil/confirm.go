@@ -26,4 +26,3 @@ answers:
     numbers: true
     options: '^  ([1-9])\. (.+)$'
 `
-
