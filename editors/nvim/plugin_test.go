@@ -233,8 +233,8 @@ end
 }
 
 // TestSupQueueAndAnswer: :SupQueue offers the stuck sessions in FIFO
-// order through vim.ui.select; :SupAnswer says plainly that this sup has
-// no answer method; TARGET completes the live session names.
+// order through vim.ui.select; :SupAnswer says plainly that the session
+// shows no prompt; TARGET completes the live session names.
 func TestSupQueueAndAnswer(t *testing.T) {
 	sup := testutil.NewSupervisors(t, "")
 	sup.Start("a", "-echo")
@@ -271,8 +271,8 @@ end
 	if strings.Join(res.Completion, ",") != "a,b" || strings.Join(res.CompletionB, ",") != "b" {
 		t.Fatalf(":SupTrigger completes %q and, after b, %q: want the live sessions a,b and b", res.Completion, res.CompletionB)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Msg, "has no `answer` method") {
-		t.Fatalf(":SupAnswer notified %+v, want that this sup has no answer method", res.Notes)
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Msg, "a shows no prompt to answer (activity ready)") {
+		t.Fatalf(":SupAnswer notified %+v, want that a shows no prompt", res.Notes)
 	}
 }
 
@@ -437,9 +437,9 @@ end
 }
 
 // TestSupAnswerSendsExpect: against a server that has the `answer` method
-// (an ipc.Server in this process, standing in for a newer sup: the method
-// is not in sup yet), :SupAnswer sends the choice and `expect`, the
-// waiting_since of the prompt the user saw.
+// (an ipc.Server in this process, so the params it gets can be read),
+// :SupAnswer sends the choice and `expect`, the prompt_id of the prompt
+// the user saw.
 func TestSupAnswerSendsExpect(t *testing.T) {
 	sup := testutil.NewSupervisors(t, "")
 	rt := sup.RuntimeDir()
@@ -450,7 +450,8 @@ func TestSupAnswerSendsExpect(t *testing.T) {
 	srv := ipc.NewServer(ipc.ServerConfig{Version: "future"})
 	srv.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) {
 		return map[string]any{"session_id": "0123456789ab", "name": "future", "workspace": "", "role": "", "document": "/x.md",
-			"activity": "needs_confirmation", "lifecycle": "running", "waiting_since": int64(1700000000123), "skip_until": 0}, nil
+			"activity": "needs_confirmation", "lifecycle": "running", "waiting_since": int64(1700000000123), "skip_until": 0,
+			"prompt_id": "0f1e2d3c4b5a6978"}, nil
 	})
 	answers := make(chan map[string]any, 1)
 	srv.Handle("answer", func(_ context.Context, req *ipc.Request) (any, error) {
@@ -472,8 +473,7 @@ end
 `)
 	wantOneNote(t, n.notes(), "answered future: 2")
 	p := <-answers
-	exp, _ := p["expect"].(map[string]any)
-	if p["choice"] != "2" || fmt.Sprint(exp["waiting_since"]) != "1700000000123" || len(p) != 2 {
-		t.Fatalf("answer params %v, want choice 2 and expect.waiting_since 1700000000123", p)
+	if p["choice"] != "2" || p["expect"] != "0f1e2d3c4b5a6978" || p["requester"] == "" || len(p) != 3 {
+		t.Fatalf("answer params %v, want choice 2, expect 0f1e2d3c4b5a6978 and the requester", p)
 	}
 }
