@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/supervisor/notify"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -25,6 +26,7 @@ type Config struct {
 	Activity       ActivityConfig `yaml:"activity"`
 	Trigger        trigger.Config `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
 	Queue          QueueConfig    `yaml:"queue"`
+	Notify         notify.Config  `yaml:"notify"` // telling the human a session waits (specs/broker.md)
 }
 
 // QueueConfig tunes this session's place in the stuck queue.
@@ -68,7 +70,7 @@ func (c CrashConfig) Policy() crash.Policy {
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
 	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
-		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}}
+		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}, Notify: notify.DefaultConfig()}
 }
 
 // LoadConfig reads configDir/config.yaml; a missing file is the default.
@@ -108,6 +110,9 @@ func (c Config) validate() error {
 	}
 	if c.Queue.SkipCooldown <= 0 {
 		return fmt.Errorf("queue: skip_cooldown %s: must be a positive duration such as 5m", c.Queue.SkipCooldown)
+	}
+	if err := c.Notify.Validate(); err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	if err := c.Trigger.Validate(); err != nil {
 		return fmt.Errorf("trigger: %w", err)
