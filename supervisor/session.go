@@ -60,6 +60,8 @@ type Session struct {
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ms of the child's last output
 
+	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
+
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 	queue *queueFile // nil: facts not published (no runtime dir, tests)
 
@@ -88,20 +90,21 @@ type Session struct {
 // pane's terminal (or pipes); size is used only when in is not a terminal.
 func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
 	s := &Session{
-		opts:      opts,
-		term:      newTerminal(in, out),
-		log:       log,
-		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
-		tmuxSock:  tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
-		size:      size,
-		publish:   func(string, map[string]any) {},
-		ctrl:      make(chan control),
-		keys:      make(chan byte, 64),
-		stdinEOF:  make(chan struct{}),
-		done:      make(chan struct{}),
-		startedAt: time.Now(),
-		plan:      pl,
-		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
+		opts:       opts,
+		term:       newTerminal(in, out),
+		log:        log,
+		tmuxPane:   plan.LookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:   tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
+		size:       size,
+		publish:    func(string, map[string]any) {},
+		ctrl:       make(chan control),
+		notifyKick: make(chan struct{}, 1),
+		keys:       make(chan byte, 64),
+		stdinEOF:   make(chan struct{}),
+		done:       make(chan struct{}),
+		startedAt:  time.Now(),
+		plan:       pl,
+		tracker:    crash.NewTracker(pl.Config.Crash.Policy()),
 		act: activity.NewTracker(activity.Config{
 			QuietWindow: pl.Config.Activity.QuietWindow,
 			HookHold:    pl.Config.Activity.HookHold,
@@ -186,6 +189,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 	}
 	defer s.audit.Close()
 	s.goSafe(func() { s.desk.Run(s.done) })
+	s.goSafe(func() { s.runNotify(s.done) })
 	stopResize := s.followResize()
 	defer stopResize()
 
