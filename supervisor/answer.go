@@ -39,6 +39,12 @@ func (s *Session) openPrompt(now time.Time) prompt {
 	if st.Activity != activity.NeedsConfirmation {
 		return p
 	}
+	if sc := s.lastScreen; sc.At.After(st.PromptSince) && sc.Activity != activity.NeedsConfirmation && sc.Activity != activity.Unknown {
+		// The screen shows something else since the prompt appeared: it
+		// was answered, and the tracker has yet to hear (the ready
+		// debounce, a hook's hold). No prompt to answer.
+		return p
+	}
 	text := ""
 	if v := s.view.Load(); v != nil {
 		text = v.model.Snapshot().Text
