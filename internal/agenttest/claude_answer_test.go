@@ -195,3 +195,46 @@ func TestGeminiAnswer(t *testing.T) {
 	approveByAnswer(t, a, id, file)
 	a.WaitScreen(GeminiPrompt)
 }
+
+// TestClaudeNotificationKeepsCommand: with hooks, real Claude Code's
+// permission prompt shows `Bash: touch …` as its summary (from
+// PermissionRequest); the Notification hook that follows ~5 s later says
+// only "Claude needs your permission…" and must not replace it — sup
+// explain shows it arrived and that PermissionRequest still decides.
+func TestClaudeNotificationKeepsCommand(t *testing.T) {
+	t.Parallel()
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }))
+	a.Type("RUN: touch notified.txt")
+	a.WaitScreen(ClaudePermission)
+	id := ""
+	testutil.WaitUntil(t, 10*time.Second, "the PermissionRequest summary", func() bool {
+		st := a.State()
+		id = st.PromptID
+		return st.Summary == "Bash: touch notified.txt" && id != ""
+	})
+	var e ipc.ExplainResult
+	testutil.WaitUntil(t, 30*time.Second, "the Notification hook", func() bool {
+		out, err := a.SupCmd("explain", "--json", a.Doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e = ipc.ExplainResult{}
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range e.Signals {
+			if s.Rule == "hook:Notification" {
+				return true
+			}
+		}
+		return false
+	})
+	st := a.State()
+	if st.Summary != "Bash: touch notified.txt" || st.PromptID != id || e.Rule != "hook:PermissionRequest" {
+		t.Fatalf("after the Notification: summary %q prompt %s (was %s), decided by %s", st.Summary, st.PromptID, id, e.Rule)
+	}
+	out, err := a.SupCmd("queue", "--json")
+	if err != nil || !strings.Contains(out, `"summary": "Bash: touch notified.txt"`) {
+		t.Fatalf("sup queue --json: %v\n%s", err, out)
+	}
+}
