@@ -70,7 +70,7 @@ func runCall(ctx context.Context, c Case, path string) error {
 		if !errors.As(err, &e) {
 			return fmt.Errorf("got result %v (err %v), want error %v", result, err, c.Error)
 		}
-		return Match(c.Error, map[string]any{"code": e.Code, "message": e.Message})
+		return Match(c.Error, map[string]any{"code": string(e.Code), "message": e.Message}) // a plain string, as the JSON case has it
 	}
 	if err != nil {
 		return err
