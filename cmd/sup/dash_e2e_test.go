@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -96,9 +97,9 @@ func TestDashE2E(t *testing.T) {
 	if err := os.RemoveAll(f.RuntimeDir()); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(t, 10*time.Second, "the supervisors to recreate the runtime dir", func() bool {
-		_, err := os.Stat(f.RuntimeDir())
-		return err == nil
+	testutil.WaitUntil(t, 10*time.Second, "the supervisors to recreate the runtime dir and their sockets", func() bool {
+		socks, _ := filepath.Glob(filepath.Join(f.RuntimeDir(), "*.sock"))
+		return len(socks) == 3 // the dir alone is not enough: charlie's socket may come a moment later
 	})
 	f.Stuck("charlie")
 	testutil.WaitUntil(t, 10*time.Second, "charlie's row to show its Stop after the dir came back", func() bool {
