@@ -244,12 +244,13 @@ func (s *Session) waitPromptGone(ctx context.Context, c *proc.Child, id string, 
 		screenGone := s.lastScreen.At.After(written) && s.lastScreen.Activity != activity.NeedsConfirmation
 		s.mu.Unlock()
 		switch {
-		case p.id != id && p.st.Source >= activity.SourceHook:
+		case p.id == id:
+		case p.st.Source == activity.SourceHook && p.st.Since.After(written):
 			return "hook", p.st, nil
-		case p.id != id:
-			return "activity", p.st, nil
 		case screenGone:
 			return "screen", p.st, nil
+		default:
+			return "activity", p.st, nil
 		}
 		select {
 		case <-tick.C:
