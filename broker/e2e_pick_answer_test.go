@@ -3,6 +3,8 @@
 package broker_test
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,4 +45,46 @@ func TestE2EPickAnswers(t *testing.T) {
 	f.tm.WaitFor(t, pb, "answered: 2", 10*time.Second)
 	f.tm.SendKeys(p, "q")
 	testutil.WaitUntil(t, 10*time.Second, "pick to quit on q", func() bool { return f.tm.PaneDead(p) })
+}
+
+// The same in a real tmux popup on the human's attached client (as
+// prefix+g opens it): the keys are typed into that client, y answers the
+// prompt shown, q closes the popup.
+func TestE2EPickAnswersInPopup(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.startConfirm("alpha", "rm alpha")
+	args := []string{"display-popup", "-c", f.client.TTY, "-w", "90%", "-h", "80%"}
+	for k, v := range f.env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, "-E", f.bins.Sup+" pick --client "+f.client.TTY)
+	// display-popup returns when the popup closes: run it aside.
+	popup := exec.Command("tmux", append([]string{"-L", f.tm.Name}, args...)...)
+	if err := popup.Start(); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- popup.Wait() }()
+	t.Cleanup(func() {
+		_ = popup.Process.Kill() // Best effort: normally closed by q.
+		<-closed
+	})
+	testutil.WaitUntil(t, 10*time.Second, "the popup to show alpha's prompt", func() bool {
+		return strings.Contains(f.client.Output(), "prompt: rm alpha")
+	})
+	f.client.Type(t, "y")
+	f.tm.WaitFor(t, pa, "answered: y", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "the popup to say it answered", func() bool {
+		return strings.Contains(f.client.Output(), "answered alpha: yes")
+	})
+	f.client.Type(t, "q")
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("display-popup: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the popup did not close on q")
+	}
+	closed <- nil // for the cleanup
 }
