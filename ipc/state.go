@@ -47,6 +47,14 @@ type State struct {
 	PendingTriggers int `msgpack:"pending_triggers" json:"pending_triggers"`
 	// BlockedThreads lists the threads the loop guard blocked (see unblock).
 	BlockedThreads []string `msgpack:"blocked_threads" json:"blocked_threads"`
+	// PromptID names the open prompt ("" when none): send it as answer's
+	// expect.
+	PromptID string `msgpack:"prompt_id" json:"prompt_id"`
+	// PromptChoices are the named choices the open prompt's dialog takes
+	// (yes, no, always, text), from the profile's answers.
+	PromptChoices []string `msgpack:"prompt_choices" json:"prompt_choices"`
+	// PromptOptions are the prompt's numbered options as the screen shows them.
+	PromptOptions []PromptOption `msgpack:"prompt_options" json:"prompt_options"`
 }
 
 // ExitInfo describes one exit of the child. Code is 128+n when the child

@@ -24,7 +24,9 @@
 //     (methods.go), observers of hooks and the screen (observe.go,
 //     watch.go, view.go), the input router and the outer terminal
 //     (input.go, terminal.go), the queue file and the registry
-//     (queuefile.go, registry.go), the socket's watch and Start.
+//     (queuefile.go, registry.go), the socket's watch and Start; answering
+//     a prompt (answer.go), explaining the activity (explain.go) and
+//     notifying the human (notifier.go).
 //   - supervisor/plan: resolving a run; pure.
 //   - supervisor/store: the files on disk (dirs, sessions.json, the audit
 //     trail, queue files).
@@ -33,9 +35,9 @@
 //   - supervisor/desk: the trigger desk (queue, gates, delivery, acks,
 //     idempotency), behind the narrow desk.Session interface (trigger.go
 //     is the session's side).
-//   - supervisor/activity, classify, screen, trigger: pure leaves — the
-//     activity tracker, the classifier packs, the terminal model and the
-//     trigger policy.
+//   - supervisor/activity, classify, screen, trigger, notify: pure leaves —
+//     the activity tracker, the classifier packs, the terminal model, the
+//     trigger policy and the notification policy.
 //
 // Locks: each type owns one lock and no two are held in a fixed nesting
 // except as written here. Session.mu guards the session's facts (plan,

@@ -29,6 +29,8 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodTrigger: s.handleTrigger,
 		ipc.MethodUnblock: s.handleUnblock,
 		ipc.MethodMetrics: s.handleMetrics,
+		ipc.MethodAnswer:  s.handleAnswer,
+		ipc.MethodExplain: s.handleExplain,
 	}
 }
 
@@ -88,6 +90,7 @@ func (s *Session) sessionState() ipc.State {
 		f := *s.focused
 		st.Focused, st.FocusedAt = &f, unixMilli(s.focusedAt)
 	}
+	s.promptState(&st, time.Now())
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
 	}

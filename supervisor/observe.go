@@ -42,6 +42,7 @@ func (s *Session) publishActivity(st activity.State) {
 		"rule":          st.Rule,
 		"waiting_since": unixMilli(st.WaitingSince),
 		"skip_until":    unixMilli(st.SkipUntil),
+		"prompt_id":     s.promptID(),
 	})
 	s.publishQueue()
 }

@@ -71,7 +71,7 @@ func TestUnitProfileClassifyErrors(t *testing.T) {
 		{"classify:\n  rules: {}\ncommand: [claude]\n",
 			[]string{"profiles/claude.yaml", "classify: rules (line 2): want a list of rules"}},
 		{"classfy: {}\n",
-			[]string{"profiles/claude.yaml", "unknown key classfy (valid: busy_window, classify, command,"}},
+			[]string{"profiles/claude.yaml", "unknown key classfy (valid: answers, busy_window, classify, command,"}},
 	}
 	for _, tt := range tests {
 		unitWriteProfile(t, configDir, "claude", tt.content)

@@ -82,8 +82,12 @@ func (s *Session) publishQueueTo(path string) {
 	s.queue.publish()
 }
 
-// publishQueue writes the queue file if a fact changed.
-func (s *Session) publishQueue() { s.queue.publish() }
+// publishQueue writes the queue file if a fact changed, and tells the
+// notifier: the queue's facts are the ones it decides on.
+func (s *Session) publishQueue() {
+	s.queue.publish()
+	s.pokeNotify()
+}
 
 // republishQueue rewrites the queue file (the runtime dir came back).
 func (s *Session) republishQueue() { s.queue.republish() }

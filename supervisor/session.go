@@ -67,6 +67,8 @@ type Session struct {
 
 	counts counters // hooks and activity changes, for `metrics`
 
+	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
+
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 	queue *queueFile // nil: facts not published (no runtime dir, tests)
 
@@ -87,6 +89,9 @@ type Session struct {
 	focused        *bool     // the pane's last focus report; nil: none yet
 	focusedAt      time.Time
 	act            *activity.Tracker
+	lastScreen     screenVerdict // the screen classifier's last verdict (explain, answer)
+	promptText     string        // the open prompt's screen text as first seen: part of its id
+	promptTextAt   time.Time     // the PromptSince promptText belongs to
 	exitStatus     int
 	guard          *proc.Guard // nil unless Start made sup the family head
 }
@@ -95,20 +100,21 @@ type Session struct {
 // pane's terminal (or pipes); size is used only when in is not a terminal.
 func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
 	s := &Session{
-		opts:      opts,
-		term:      newTerminal(in, out),
-		log:       log,
-		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
-		tmuxSock:  tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
-		size:      size,
-		publish:   func(string, map[string]any) {},
-		ctrl:      make(chan control),
-		keys:      make(chan byte, 64),
-		stdinEOF:  make(chan struct{}),
-		done:      make(chan struct{}),
-		startedAt: time.Now(),
-		plan:      pl,
-		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
+		opts:       opts,
+		term:       newTerminal(in, out),
+		log:        log,
+		tmuxPane:   plan.LookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:   tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
+		size:       size,
+		publish:    func(string, map[string]any) {},
+		ctrl:       make(chan control),
+		notifyKick: make(chan struct{}, 1),
+		keys:       make(chan byte, 64),
+		stdinEOF:   make(chan struct{}),
+		done:       make(chan struct{}),
+		startedAt:  time.Now(),
+		plan:       pl,
+		tracker:    crash.NewTracker(pl.Config.Crash.Policy()),
 		act: activity.NewTracker(activity.Config{
 			QuietWindow:  pl.Config.Activity.QuietWindow,
 			HookHold:     pl.Config.Activity.HookHold,
@@ -194,6 +200,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 	}
 	defer s.audit.Close()
 	s.goSafe(func() { s.desk.Run(s.done) })
+	s.goSafe(func() { s.runNotify(s.done) })
 	stopResize := s.followResize()
 	defer stopResize()
 

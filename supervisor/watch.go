@@ -50,6 +50,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		if v.lineMode {
 			var again time.Duration
 			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
+			s.noteScreen(res, nil, screen.Snapshot{})
 			if again > 0 {
 				recheck.Reset(again)
 			}
@@ -60,6 +61,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				continue
 			}
 			res = pack.Classify(snap)
+			s.noteScreen(res, pack, snap)
 			s.setDraft(res.Draft)
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).

@@ -114,6 +114,13 @@ func dashIO(ctx context.Context, client string) dashActions {
 			}
 			return describeTrigger(r, s.State.Name), nil
 		},
+		answer: func(s broker.Session, choice string) (string, error) {
+			r, err := answerSession(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + os.Getenv("USER")})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("answered %s's prompt with %s (acked by %s)", s.State.Name, r.Choice, r.AckedBy), nil
+		},
 		restart: func(s broker.Session) (string, error) {
 			var r ipc.RestartResult
 			if err := call1(s, ipc.MethodRestart, ipc.RestartParams{Mode: "resume"}, &r); err != nil {

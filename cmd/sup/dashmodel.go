@@ -47,6 +47,7 @@ const (
 	dashBrowse dashMode = iota
 	dashFilter
 	dashTrigger
+	dashAnswer
 )
 
 // dashActions are the dashboard's side effects, each returning a line for
@@ -56,6 +57,9 @@ type dashActions struct {
 	trigger func(broker.Session, string) (string, error)
 	restart func(broker.Session) (string, error)
 	skip    func(broker.Session) (string, error)
+	// answer answers the session's prompt — the one its state shows — with
+	// a choice (yes, no, always, 1-9 or text).
+	answer func(broker.Session, string) (string, error)
 }
 
 type (
@@ -70,8 +74,8 @@ type (
 	ageTickMsg struct{ gen int }
 )
 
-// answerMethod is the supervisor method `a` needs (issue 14; not served by
-// any supervisor yet): the key is offered only where hello lists it.
+// answerMethod is the supervisor method `a` needs: the key is offered
+// only where hello lists it (an older sup lacks it).
 const answerMethod = "answer"
 
 func newDashModel(dir string, now func() time.Time, act dashActions) *dashModel {
@@ -247,8 +251,14 @@ func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case "a":
 		if ok {
-			if !slices.Contains(rows[i].methods, answerMethod) {
+			switch {
+			case !slices.Contains(rows[i].methods, answerMethod):
 				m.status = fmt.Sprintf("answer: not supported by the sup running %s (its supervisor has no %q method)", cur.State.Name, answerMethod)
+			case cur.State.PromptID == "":
+				m.status = fmt.Sprintf("answer: %s shows no prompt (activity %s)", cur.State.Name, cur.State.Activity)
+			default:
+				m.sel = cur.Socket
+				m.mode, m.input = dashAnswer, ""
 			}
 		}
 	}
@@ -278,8 +288,15 @@ func (m *dashModel) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		row, ok := m.rows[m.sel]
 		if !ok {
-			m.status = "trigger: the session is gone"
+			m.status = "the session is gone"
 			return m, nil
+		}
+		if mode == dashAnswer {
+			if strings.TrimSpace(text) == "" {
+				m.status = "answer: no choice (type yes, no, always, 1-9 or text, then Enter)"
+				return m, nil
+			}
+			return m, m.run(func() (string, error) { return m.act.answer(row.s, text) })
 		}
 		if strings.TrimSpace(text) == "" {
 			m.status = "trigger: nothing to send (type the prompt, then Enter)"

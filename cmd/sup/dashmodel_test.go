@@ -56,6 +56,10 @@ func (r *recorder) actions() dashActions {
 		trigger: func(s broker.Session, text string) (string, error) {
 			r.calls = append(r.calls, "trigger "+s.State.Name+" "+text)
 			return "delivered", nil
+		},
+		answer: func(s broker.Session, choice string) (string, error) {
+			r.calls = append(r.calls, "answer "+s.State.Name+" "+s.State.PromptID+" "+choice)
+			return "answered", nil
 		}}
 }
 
@@ -153,6 +157,22 @@ func TestDashModelKeys(t *testing.T) {
 	m.Update(changeMsg(c))
 	if strings.Contains(m.View(), "not supported by this sup") {
 		t.Errorf("bravo's sup answers, yet a is marked unsupported:\n%s", m.View())
+	}
+	keys(m, "a")
+	if !strings.Contains(m.View(), "answer: bravo shows no prompt (activity busy)") {
+		t.Errorf("a without a prompt:\n%s", m.View())
+	}
+	c.Session.State.Activity, c.Session.State.PromptID, c.Session.State.Summary = "needs_confirmation", "p1", "Bash: rm x"
+	c.Session.State.PromptOptions = []ipc.PromptOption{{Choice: "1", Label: "Yes"}, {Choice: "2", Label: "No"}}
+	c.Session.State.PromptChoices = []string{"yes", "no"}
+	m.Update(changeMsg(c))
+	keys(m, "a")
+	if !strings.Contains(m.View(), "answer bravo (Bash: rm x · 1. Yes · 2. No · yes/no): █") {
+		t.Fatalf("no answer prompt:\n%s", m.View())
+	}
+	run(keys(m, "yes", "enter"))
+	if got := r.calls[len(r.calls)-1]; got != "answer bravo p1 yes" || !strings.Contains(m.View(), "answered") {
+		t.Fatalf("answer sent %q:\n%s", got, m.View())
 	}
 	keys(m, "?")
 	if !strings.Contains(m.View(), "Enter      move your tmux client") {

@@ -89,6 +89,12 @@ func (m *dashModel) View() string {
 			name = r.s.State.Name
 		}
 		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", name, m.input)
+	case dashAnswer:
+		name, prompt := "?", ""
+		if r, ok := m.rows[m.sel]; ok {
+			name, prompt = r.s.State.Name, promptLine(r.s.State)
+		}
+		fmt.Fprintf(&b, "answer %s (%s): %s█  (Enter answers, Esc cancels)", name, prompt, m.input)
 	default:
 		b.WriteString(oneLine(m.status, max(m.width, 20)))
 	}
@@ -176,7 +182,7 @@ const dashHelp = `sup dash: every session, live (from the supervisors' events)
   t          trigger: type a prompt, Enter sends it (as sup trigger does)
   r          restart the agent (resuming its conversation)
   s          skip it in the stuck queue (cooldown as sup skip)
-  a          answer its prompt (when its sup has the answer method)
+  a          answer its open prompt: type yes, no, always, 1-9 or text, Enter answers (as sup answer --expect does)
   /          filter by name, workspace, role, profile, activity or summary
   Esc        clear the filter
   ?          this help (any key closes it)
@@ -185,3 +191,20 @@ const dashHelp = `sup dash: every session, live (from the supervisors' events)
 WAIT is how long it has waited on you; RST its restarts; UP its
 supervisor's uptime; TRIG its triggers delivered/timed out/failed.
 `
+
+// promptLine is an open prompt in one line: what it asks and the choices
+// it takes.
+func promptLine(st ipc.State) string {
+	line := dash(st.Summary)
+	var opts []string
+	for _, o := range st.PromptOptions {
+		opts = append(opts, o.Choice+". "+o.Label)
+	}
+	if len(opts) > 0 {
+		line += " · " + strings.Join(opts, " · ")
+	}
+	if len(st.PromptChoices) > 0 {
+		line += " · " + strings.Join(st.PromptChoices, "/")
+	}
+	return oneLine(line, 100)
+}

@@ -86,9 +86,9 @@ func TestDashE2E(t *testing.T) {
 	})
 	f.Tmux.WaitForScreen(t, dash, "jumped to bravo", 10*time.Second)
 
-	// a: no supervisor has the answer method yet, and the dashboard says so.
+	// a: bravo waits at no prompt, and the dashboard says so.
 	f.Tmux.SendKeys(dash, "a")
-	f.Tmux.WaitForScreen(t, dash, "answer: not supported by the sup running bravo", 10*time.Second)
+	f.Tmux.WaitForScreen(t, dash, "answer: bravo shows no prompt", 10*time.Second)
 
 	// The runtime dir deleted under everyone: the supervisors recreate it
 	// and their sockets; the dashboard keeps every session and still

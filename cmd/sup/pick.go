@@ -66,6 +66,11 @@ type (
 		name string
 		err  error
 	}
+	answeredMsg struct {
+		name, choice string
+		next         string // the session to select after a successful answer
+		err          error
+	}
 	tickMsg struct{}
 )
 
@@ -135,6 +140,14 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = fmt.Sprintf("skip %s: %v", msg.name, msg.err)
 		}
 		return m, m.loadQueue
+	case answeredMsg:
+		m.status = fmt.Sprintf("answered %s: %s", msg.name, msg.choice)
+		if msg.err != nil {
+			m.status = fmt.Sprintf("answer %s: %v", msg.name, msg.err)
+		} else if msg.next != "" {
+			m.selID = msg.next // on to the next waiting session
+		}
+		return m, m.loadQueue
 	case tea.KeyMsg:
 		return m.key(msg)
 	}
@@ -170,13 +183,51 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 				return skippedMsg{e.State.Name, err}
 			}
 		}
+	default:
+		if choice, isAnswer := answerKey(k.String()); isAnswer && ok {
+			next := ""
+			if len(m.queue) > 1 {
+				next = m.queue[(i+1)%len(m.queue)].State.SessionID
+			}
+			return m, m.answer(m.queue[i], choice, next)
+		}
 	}
 	return m, nil
 }
 
+// answerKey maps the picker's answer keys to choices: y, n, a, 1–9.
+func answerKey(k string) (string, bool) {
+	switch k {
+	case "y":
+		return "yes", true
+	case "n":
+		return "no", true
+	case "a":
+		return "always", true
+	}
+	if len(k) == 1 && k[0] >= '1' && k[0] <= '9' {
+		return k, true
+	}
+	return "", false
+}
+
+// answer answers e's prompt — the one the picker shows, by its id — with
+// choice, then selects next.
+func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
+	if e.State.PromptID == "" {
+		m.status = e.State.Name + " shows no prompt to answer"
+		return nil
+	}
+	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
+	return func() tea.Msg {
+		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + os.Getenv("USER")})
+		return answeredMsg{e.State.Name, choice, next, err}
+	}
+}
+
 func (m *pickModel) View() string {
 	var b strings.Builder
-	b.WriteString("sup queue · ↑↓ choose · enter jump · s skip · q quit\n\n")
+	b.WriteString("sup queue · ↑↓ choose · enter jump · s skip · y/n/a/1-9 answer · q quit\n\n")
 	now := time.Now()
 	sel, _ := m.selected()
 	if len(m.queue) == 0 {
@@ -197,10 +248,49 @@ func (m *pickModel) View() string {
 	if m.status != "" {
 		b.WriteString("\n" + oneLine(m.status, 100) + "\n")
 	}
-	used := strings.Count(b.String(), "\n") + 1
+	prompt := ""
+	if len(m.queue) > 0 {
+		prompt = promptBlock(m.queue[sel].State, m.width)
+	}
+	used := strings.Count(b.String(), "\n") + 1 + strings.Count(prompt, "\n")
 	if m.preview != "" {
 		b.WriteString(strings.Repeat("─", max(m.width, 20)) + "\n")
 		b.WriteString(fitPreview(m.preview, m.width, m.height-used-1))
+	}
+	b.WriteString(prompt)
+	return b.String()
+}
+
+// promptBlock shows the selected session's open prompt under the preview:
+// what it asks and the answers it takes; "" when it shows none.
+func promptBlock(st ipc.State, width int) string {
+	if st.PromptID == "" {
+		return ""
+	}
+	w := max(width, 40)
+	var b strings.Builder
+	b.WriteString("\n" + strings.Repeat("─", w) + "\n")
+	b.WriteString(oneLine("prompt: "+dash(st.Summary), w) + "\n")
+	var opts []string
+	for _, o := range st.PromptOptions {
+		opts = append(opts, o.Choice+". "+o.Label)
+	}
+	if len(opts) > 0 {
+		b.WriteString(oneLine(strings.Join(opts, " · "), w) + "\n")
+	}
+	var keys []string
+	for _, c := range st.PromptChoices {
+		switch c {
+		case "yes", "no", "always":
+			keys = append(keys, c[:1]+" "+c)
+		case "1-9":
+			keys = append(keys, "1-9 option")
+		}
+	}
+	if len(keys) == 0 {
+		b.WriteString("no answer keys for this dialog: enter to jump to it")
+	} else {
+		b.WriteString("answer: " + strings.Join(keys, " · "))
 	}
 	return b.String()
 }

@@ -216,8 +216,8 @@ end
 }
 
 // TestSupQueueAndAnswer: :SupQueue offers the stuck sessions in FIFO
-// order through vim.ui.select; :SupAnswer says plainly that this sup has
-// no answer method; TARGET completes the live session names.
+// order through vim.ui.select; :SupAnswer says plainly that the session
+// shows no prompt; TARGET completes the live session names.
 func TestSupQueueAndAnswer(t *testing.T) {
 	sup := testutil.NewRig(t, "")
 	sup.Start("a", "-echo")
@@ -254,8 +254,8 @@ end
 	if strings.Join(res.Completion, ",") != "a,b" || strings.Join(res.CompletionB, ",") != "b" {
 		t.Fatalf(":SupTrigger completes %q and, after b, %q: want the live sessions a,b and b", res.Completion, res.CompletionB)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Msg, "has no `answer` method") {
-		t.Fatalf(":SupAnswer notified %+v, want that this sup has no answer method", res.Notes)
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Msg, "a shows no prompt to answer (activity ready)") {
+		t.Fatalf(":SupAnswer notified %+v, want that a shows no prompt", res.Notes)
 	}
 }
 
@@ -419,13 +419,13 @@ end
 }
 
 // TestSupAnswerSendsExpect: against a server that has the `answer` method
-// (an ipc.Server in this process, standing in for a newer sup: the method
-// is not in sup yet), :SupAnswer sends the choice and `expect`, the
-// waiting_since of the prompt the user saw.
+// (an ipc.Server in this process, so the params it gets can be read),
+// :SupAnswer sends the choice and `expect`, the prompt_id of the prompt
+// the user saw.
 func TestSupAnswerSendsExpect(t *testing.T) {
 	sup := testutil.NewRig(t, "")
 	future := ipctest.Serve(t, sup.RuntimeDir(), ipc.State{SessionID: "0123456789ab", Name: "future", Document: "/x.md",
-		Activity: "needs_confirmation", Lifecycle: "running", WaitingSince: 1700000000123})
+		Activity: "needs_confirmation", Lifecycle: "running", WaitingSince: 1700000000123, PromptID: "0f1e2d3c4b5a6978"})
 	answers := make(chan map[string]any, 1)
 	future.Server.Handle("answer", func(_ context.Context, req *ipc.Request) (any, error) {
 		var p map[string]any
@@ -444,8 +444,7 @@ end
 `)
 	wantOneNote(t, n.notes(), "answered future: 2")
 	p := <-answers
-	exp, _ := p["expect"].(map[string]any)
-	if p["choice"] != "2" || fmt.Sprint(exp["waiting_since"]) != "1700000000123" || len(p) != 2 {
-		t.Fatalf("answer params %v, want choice 2 and expect.waiting_since 1700000000123", p)
+	if p["choice"] != "2" || p["expect"] != "0f1e2d3c4b5a6978" || p["requester"] == "" || len(p) != 3 {
+		t.Fatalf("answer params %v, want choice 2, expect 0f1e2d3c4b5a6978 and the requester", p)
 	}
 }

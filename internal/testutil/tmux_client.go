@@ -25,7 +25,12 @@ type Client struct {
 	PID int
 
 	ptmx *os.File
+	out  *Buffer // everything the client drew on its terminal
 }
+
+// Output is everything the client has drawn on its terminal so far (raw:
+// escape sequences included), e.g. to see a display-message it showed.
+func (c *Client) Output() string { return c.out.String() }
 
 // Type writes keys into the client's terminal, as a person typing would:
 // "\x02\t" is prefix (C-b) then Tab, which runs the client's key bindings.
@@ -53,11 +58,12 @@ func (m *Tmux) AttachClient(t testing.TB) *Client {
 	// The client draws the screen into the pty: read it, or it blocks
 	// once the pty's buffer is full.
 	drained := make(chan struct{})
+	out := &Buffer{}
 	go func() {
-		_, _ = io.Copy(io.Discard, ptmx) // Ends with EIO when the client exits.
+		_, _ = io.Copy(out, ptmx) // Ends with EIO when the client exits.
 		close(drained)
 	}()
-	c := &Client{PID: cmd.Process.Pid, ptmx: ptmx}
+	c := &Client{PID: cmd.Process.Pid, ptmx: ptmx, out: out}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

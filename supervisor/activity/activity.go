@@ -47,7 +47,11 @@ type Signal struct {
 	Reason   string // display only: permission, stopped, exited, halted, ...
 	Summary  string // the command awaiting approval, the last assistant message
 	Stuck    bool   // the session now waits on the human (see Stuck)
-	At       time.Time
+	// Generic marks a report that restates a prompt without its details
+	// (Claude's permission Notification: "Claude needs your permission"):
+	// it never replaces a specific summary of the same prompt.
+	Generic bool
+	At      time.Time
 }
 
 // State is the tracker's view at one moment.
@@ -60,6 +64,11 @@ type State struct {
 	Since        time.Time // when Activity last changed
 	Stuck        bool
 	WaitingSince time.Time // when the session became stuck; zero while not stuck
+	// PromptSince is when the open prompt appeared: set when the activity
+	// becomes needs_confirmation or the agent's own hook reports another
+	// prompt; zero while no prompt is open. Part of the prompt's identity
+	// (PromptID).
+	PromptSince  time.Time
 	SkipUntil    time.Time // the human skipped it: not eligible as queue head before this
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window

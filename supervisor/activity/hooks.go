@@ -34,7 +34,10 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 	case "Notification":
 		switch e.NotificationType {
 		case "permission_prompt":
+			// Generic ("Claude needs your permission to use Bash"): it
+			// follows PermissionRequest, whose summary names the command.
 			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", FirstLine(e.Message)
+			s.Generic = true
 		case "ToolPermission":
 			// Gemini CLI: its payload names the tool and command
 			// (hooks.Parse reads them from details).

@@ -46,6 +46,7 @@ type Tracker struct {
 	// the hook's hold no longer stands, because Claude Code fires no hook
 	// for an interrupt or for a prompt answered in the pane.
 	released bool
+	last        [SourceLifecycle + 1]Signal // the last signal of each source, applied or not (Explain)
 }
 
 // NewTracker returns a tracker in Unknown.
@@ -59,6 +60,9 @@ func NewTracker(cfg Config) *Tracker {
 // lifecycle signals (exit, spawn, halt) always apply.
 func (t *Tracker) Observe(s Signal) bool {
 	t.noteLifecycle(s)
+	if s.Source > 0 && s.Source <= SourceLifecycle {
+		t.last[s.Source] = s
+	}
 	cur := t.state
 	if s.Source < cur.Source && s.Source != SourceLifecycle && cur.Source != SourceLifecycle &&
 		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity && !t.released {
@@ -71,13 +75,20 @@ func (t *Tracker) Observe(s Signal) bool {
 		switch {
 		case s.Source < cur.Source:
 			return false
+		case s.Generic && cur.Summary != "":
+			// A restatement of the same prompt (Claude's Notification
+			// ~5 s after PermissionRequest): the command stays.
+			return false
 		case s.Reason != cur.Reason || s.Summary != cur.Summary:
 			t.state.Reason, t.state.Summary = s.Reason, s.Summary
 			t.state.Source, t.state.Rule = s.Source, s.Rule
 			if s.Source >= SourceHook {
 				// The agent itself reports a new prompt: a new stuck
-				// event, which ends a skip's cooldown.
+				// event, which ends a skip's cooldown, and a new prompt.
 				t.state.SkipUntil = time.Time{}
+				if s.Activity == NeedsConfirmation {
+					t.state.PromptSince = s.At
+				}
 			}
 			return true
 		default:
@@ -96,9 +107,16 @@ func (t *Tracker) Observe(s Signal) bool {
 		Stuck:        s.Stuck,
 		Since:        cur.Since,
 		WaitingSince: cur.WaitingSince,
+		PromptSince:  cur.PromptSince,
 	}
 	if s.Activity != cur.Activity {
 		next.Since = s.At
+	}
+	switch {
+	case s.Activity != NeedsConfirmation:
+		next.PromptSince = time.Time{}
+	case cur.Activity != NeedsConfirmation:
+		next.PromptSince = s.At
 	}
 	switch {
 	case !s.Stuck:
@@ -147,4 +165,17 @@ func (t *Tracker) State(now time.Time) State {
 	st.LastInputAt = t.lastKey
 	st.OperatorBusy = !t.lastKey.IsZero() && now.Sub(t.lastKey) < t.cfg.QuietWindow
 	return st
+}
+
+// Last returns the last signal each source sent, applied or not, in rank
+// order (screen first); a source that sent none is left out. It is what
+// `explain` shows besides the state.
+func (t *Tracker) Last() []Signal {
+	var out []Signal
+	for _, s := range t.last[SourceScreen:] {
+		if s.Source != 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }

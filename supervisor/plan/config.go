@@ -13,6 +13,7 @@ import (
 
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/supervisor/notify"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -29,6 +30,7 @@ type Config struct {
 	// Limits are the top-level log: and audit: sections, the caps on disk
 	// (specs/supervisor.md, "Limits on disk"); zero fields: defaults.
 	Limits store.Limits `yaml:",inline"`
+	Notify         notify.Config  `yaml:"notify"` // telling the human a session waits (specs/broker.md)
 }
 
 // QueueConfig tunes this session's place in the stuck queue.
@@ -72,7 +74,7 @@ func (c CrashConfig) Policy() crash.Policy {
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
 	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
-		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}}
+		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}, Notify: notify.DefaultConfig()}
 }
 
 // LoadConfig reads configDir/config.yaml; a missing file is the default.
@@ -112,6 +114,9 @@ func (c Config) validate() error {
 	}
 	if c.Queue.SkipCooldown <= 0 {
 		return fmt.Errorf("queue: skip_cooldown %s: must be a positive duration such as 5m", c.Queue.SkipCooldown)
+	}
+	if err := c.Notify.Validate(); err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	if err := c.Trigger.Validate(); err != nil {
 		return fmt.Errorf("trigger: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/supervisor/notify"
 )
 
 func unitWriteConfig(t *testing.T, content string) (configDir, path string) {
@@ -71,6 +72,10 @@ activity:
   ready_debounce: 250ms
 queue:
   skip_cooldown: 90s
+notify:
+  after: 30s
+  tmux: false
+  command: [ntfy, publish, sup]
 `)
 	cfg, err := LoadConfig(dir)
 	if err != nil {
@@ -86,6 +91,7 @@ queue:
 		Socket:   SocketConfig{MaxFrameBytes: 65536, MaxClients: 8},
 		Activity: ActivityConfig{QuietWindow: 10 * time.Second, ReadyDebounce: 250 * time.Millisecond},
 		Queue:    QueueConfig{SkipCooldown: 90 * time.Second},
+		Notify:   notify.Config{After: 30 * time.Second, Command: []string{"ntfy", "publish", "sup"}, CommandTimeout: 10 * time.Second},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("LoadConfig =\n%+v\nwant\n%+v", cfg, want)

@@ -58,6 +58,10 @@ type Profile struct {
 	// replaces the built-in pack whole (rules are never merged); an empty
 	// `classify:` removes it. nil: no screen rules.
 	Classify *PackSource `yaml:"classify"`
+	// Answers are the keys that answer the agent's prompts, per dialog
+	// kind (specs/detection.md, "Answering a prompt"). A user profile's
+	// answers: section overrides the built-in one per dialog kind.
+	Answers Answers `yaml:"answers"`
 }
 
 // PackSource is a profile's `classify:` section as written. The plan does
@@ -142,6 +146,9 @@ func ProfileNames(configDir string) []string {
 func (p Profile) validate() error {
 	if len(p.Command) == 0 || p.Command[0] == "" {
 		return errors.New("command must be a non-empty list")
+	}
+	if err := p.Answers.validate(); err != nil {
+		return err
 	}
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
 		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)

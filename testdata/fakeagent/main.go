@@ -61,6 +61,11 @@
 //	                      die by signal NAME (KILL, SEGV, ABRT, HUP, ...) DUR
 //	                      after ready; the process really is killed by the
 //	                      signal, so its wait status says so
+//	-confirm Q            with -raw, after ready ask "Allow Q? [y/n]" with
+//	                      the options "  1. Yes" / "  2. No" below it and
+//	                      the title "[?] Q"; a key y, n or a digit answers
+//	                      it: "answered: <key>" and the title "[>] idle";
+//	                      with -reask DUR it asks again DUR later
 //	-flood N              after ready, write N bytes of printable lines (79
 //	                      characters and '\n') as fast as possible, then print
 //	                      "fakeagent flood done" and exit 0; the pty adds a
@@ -84,6 +89,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -116,6 +122,8 @@ var (
 	flagIgnoreTerm = flag.Bool("ignore-term", false, "keep running on SIGTERM")
 	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
+	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
+	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
 	rawState       *term.State
@@ -192,6 +200,9 @@ func main() {
 		say(rule)
 	}
 
+	if *flagConfirm != "" {
+		ask()
+	}
 	if *flagFlood >= 0 {
 		flood(*flagFlood)
 		say("fakeagent flood done")
@@ -250,6 +261,9 @@ func readInput() {
 					say(fmt.Sprintf("key: %02x", b))
 				}
 			}
+			if *flagConfirm != "" {
+				confirm(buf[:n])
+			}
 			if err != nil {
 				eof()
 			}
@@ -263,6 +277,32 @@ func readInput() {
 		}
 	}
 	eof()
+}
+
+// asking is whether -confirm's question is open (-reask's timer sets it).
+var asking atomic.Bool
+
+// ask shows -confirm's question.
+func ask() {
+	asking.Store(true)
+	write("\x1b]0;[?] " + *flagConfirm + "\a")
+	say("Allow " + *flagConfirm + "? [y/n]")
+	say("  1. Yes")
+	say("  2. No")
+}
+
+// confirm answers an open question with the first answer key in p.
+func confirm(p []byte) {
+	for _, b := range p {
+		if !(b == 'y' || b == 'n' || b >= '1' && b <= '9') || !asking.CompareAndSwap(true, false) {
+			continue
+		}
+		write("\x1b]0;[>] idle\a")
+		say("answered: " + string(b))
+		if *flagReask > 0 {
+			time.AfterFunc(*flagReask, ask)
+		}
+	}
 }
 
 // ackTrigger prints ACK_TRIGGER:<id> for a submitted line holding a trigger

@@ -281,10 +281,12 @@ function M.queue_select()
   end, M.config.discover_timeout_ms)
 end
 
---- answer is :SupAnswer: answers target's prompt with choice through the
---- `answer` method, sending `expect` (the waiting_since of the prompt the
---- user saw, so a prompt that changed meanwhile is not answered). A sup
---- without the method is told apart from a failure.
+--- answer is :SupAnswer: answers target's prompt with choice (yes, no,
+--- always, 1-9 or text) through the `answer` method, sending `expect`: the
+--- prompt_id of the prompt the session showed when it was looked up, so a
+--- prompt that changed meanwhile is refused (PROMPT_CHANGED), never
+--- answered. A sup without the method, and a session at no prompt, are
+--- told apart from a failure.
 function M.answer(target, choice)
   with_target(target, function(s)
     client.request(s.socket, "hello", { client = M.client_name }, function(err, hello)
@@ -294,7 +296,10 @@ function M.answer(target, choice)
       if not vim.tbl_contains(hello.methods or {}, "answer") then
         return notify(("%s's sup (%s) has no `answer` method: answer in its pane (:Sup, <CR>)"):format(s.name, hello.server or "?"), vim.log.levels.WARN)
       end
-      client.request(s.socket, "answer", { choice = choice, expect = { waiting_since = s.waiting_since } }, function(aerr)
+      if type(s.prompt_id) ~= "string" or s.prompt_id == "" then
+        return notify(("%s shows no prompt to answer (activity %s)"):format(s.name, tostring(s.activity)), vim.log.levels.WARN)
+      end
+      client.request(s.socket, "answer", { choice = choice, expect = s.prompt_id, requester = M.client_name }, function(aerr)
         if aerr then
           return notify(("answer to %s: %s"):format(s.name, errtext(aerr)), vim.log.levels.ERROR)
         end

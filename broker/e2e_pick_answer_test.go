@@ -1,0 +1,90 @@
+//go:build linux
+
+package broker_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+// startConfirm supervises fakeagent -confirm QUESTION for document NAME.md
+// under the confirm profile; it returns its pane once the prompt is in the
+// session's state.
+func (f *fleet) startConfirm(name, question string) string {
+	f.t.Helper()
+	f.write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile)
+	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", "--profile", "confirm", f.write(name+".md", "# "+name+"\n"),
+		"--", "fakeagent", "-raw", "-confirm", question)
+	f.tm.WaitFor(f.t, pane, "fakeagent ready", 10*time.Second)
+	testutil.WaitUntil(f.t, 10*time.Second, name+"'s prompt", func() bool { return f.session(name).State.PromptID != "" })
+	return pane
+}
+
+// sup pick answers the selected session's prompt in place: its summary
+// and options show under the preview, y answers it (with the prompt id
+// shown), and the selection moves on to the next waiting session.
+func TestE2EPickAnswers(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.startConfirm("alpha", "rm alpha")
+	time.Sleep(5 * time.Millisecond)
+	pb := f.startConfirm("beta", "rm beta")
+	p := f.pick("> alpha")
+	for _, want := range []string{"prompt: rm alpha", "1. Yes · 2. No", "answer: y yes · n no · 1-9 option"} {
+		f.tm.WaitForScreen(t, p, want, 10*time.Second)
+	}
+	f.tm.SendKeys(p, "y")
+	f.tm.WaitFor(t, pa, "answered: y", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "answered alpha: yes", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "> beta", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "prompt: rm beta", 10*time.Second)
+	f.tm.SendKeys(p, "2")
+	f.tm.WaitFor(t, pb, "answered: 2", 10*time.Second)
+	f.tm.SendKeys(p, "q")
+	testutil.WaitUntil(t, 10*time.Second, "pick to quit on q", func() bool { return f.tm.PaneDead(p) })
+}
+
+// The same in a real tmux popup on the human's attached client (as
+// prefix+g opens it): the keys are typed into that client, y answers the
+// prompt shown, q closes the popup.
+func TestE2EPickAnswersInPopup(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.startConfirm("alpha", "rm alpha")
+	args := []string{"display-popup", "-c", f.client.TTY, "-w", "90%", "-h", "80%"}
+	for k, v := range f.env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, "-E", f.bins.Sup+" pick --client "+f.client.TTY)
+	// display-popup returns when the popup closes: run it aside.
+	popup := exec.Command("tmux", append([]string{"-L", f.tm.Name}, args...)...)
+	if err := popup.Start(); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- popup.Wait() }()
+	t.Cleanup(func() {
+		_ = popup.Process.Kill() // Best effort: normally closed by q.
+		<-closed
+	})
+	testutil.WaitUntil(t, 10*time.Second, "the popup to show alpha's prompt", func() bool {
+		return strings.Contains(f.client.Output(), "prompt: rm alpha")
+	})
+	f.client.Type(t, "y")
+	f.tm.WaitFor(t, pa, "answered: y", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "the popup to say it answered", func() bool {
+		return strings.Contains(f.client.Output(), "answered alpha: yes")
+	})
+	f.client.Type(t, "q")
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("display-popup: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the popup did not close on q")
+	}
+	closed <- nil // for the cleanup
+}

@@ -1,0 +1,163 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
+	"github.com/urfave/cli/v3"
+)
+
+// exitAnswerRefused is sup answer's status when the supervisor refused
+// the answer and typed nothing (NO_PROMPT, PROMPT_CHANGED,
+// OPERATOR_BUSY); 2 is an ACK_TIMEOUT (typed, not acknowledged).
+const exitAnswerRefused = 3
+
+func answerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "answer",
+		Usage:     "answer a session's open prompt without attaching: yes, no, always, 1-9 or text (exit 2 not acknowledged, 3 refused)",
+		ArgsUsage: "TARGET CHOICE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "expect", Usage: "the prompt_id you saw (sup queue --json): refused with PROMPT_CHANGED if the prompt is another"},
+			&cli.BoolFlag{Name: "force", Usage: "answer even while the human types in the pane (needs --override-reason)"},
+			&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
+			&cli.StringFlag{Name: "requester", Usage: "who answers, for the audit (default: cli:$USER)"},
+			&cli.DurationFlag{Name: "ack-timeout", Usage: "how long to wait for the prompt to leave (default: the config's trigger ack timeout, 8s)"},
+			jsonFlag,
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			p, err := answerParams(cmd)
+			if err != nil {
+				return err
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				var r ipc.AnswerResult
+				err := call(ctx, c, ipc.MethodAnswer, p, &r)
+				var ie *ipc.Error
+				if errors.As(err, &ie) {
+					fmt.Fprintf(os.Stderr, "sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
+					if ie.Code == ipc.CodeAckTimeout {
+						return exitError{exitTriggerTimeout}
+					}
+					return exitError{exitAnswerRefused}
+				}
+				if err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				fmt.Printf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
+				return nil
+			})
+		},
+	}
+}
+
+// answerParams checks the arguments before any session is looked up.
+func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
+	if err := targetArgs(cmd, 2); err != nil {
+		return ipc.AnswerParams{}, err
+	}
+	choice := cmd.Args().Get(1)
+	if strings.TrimSpace(choice) == "" {
+		return ipc.AnswerParams{}, fmt.Errorf("answer: missing CHOICE (yes, no, always, 1-9, or text for a dialog that takes it; - reads it from stdin)")
+	}
+	if choice == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return ipc.AnswerParams{}, fmt.Errorf("answer: read stdin: %w", err)
+		}
+		choice = strings.TrimRight(string(b), "\n")
+	}
+	if _, err := trigger.ParseOverride(cmd.Bool("force"), cmd.String("override-reason")); err != nil {
+		return ipc.AnswerParams{}, fmt.Errorf("answer: --force/--override-reason: %w", err)
+	}
+	if d := cmd.Duration("ack-timeout"); d < 0 || (d > 0 && d < time.Millisecond) {
+		return ipc.AnswerParams{}, fmt.Errorf("answer: --ack-timeout %s: must be a positive duration such as 8s", d)
+	}
+	requester := cmd.String("requester")
+	if requester == "" {
+		requester = "cli:" + os.Getenv("USER")
+	}
+	return ipc.AnswerParams{Choice: choice, Expect: cmd.String("expect"), ForceOverride: cmd.Bool("force"),
+		OverrideReason: cmd.String("override-reason"), Requester: requester, AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds()}, nil
+}
+
+func explainCommand() *cli.Command {
+	return queryCommand("explain", "why a session has its activity: every signal sup holds and which one decided", ipc.MethodExplain,
+		func(r ipc.ExplainResult) { printExplain(os.Stdout, r, time.Now()) })
+}
+
+// printExplain is explain's human form: the verdict, the deciding signal
+// first, then every other fact.
+func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
+	ago := func(ms int64) string {
+		if ms == 0 {
+			return "never"
+		}
+		return now.Sub(time.UnixMilli(ms)).Round(100*time.Millisecond).String() + " ago"
+	}
+	fmt.Fprintf(w, "activity %s (%s) since %s\n", r.Activity, r.Reason, ago(r.Since))
+	fmt.Fprintf(w, "decided by %s %s\n", r.Source, r.Rule)
+	if r.Summary != "" {
+		fmt.Fprintf(w, "summary %s\n", r.Summary)
+	}
+	fmt.Fprintf(w, "lifecycle %s\n", r.Lifecycle)
+	for _, s := range r.Signals {
+		mark := " "
+		if s.Decided {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s %-9s %-28s %s %s, %s\n", mark, s.Source, s.Rule, s.Activity, s.Reason, ago(s.At))
+	}
+	if sc := r.Screen; sc != nil {
+		rule := sc.Rule
+		if rule == "" {
+			rule = "(no rule matched)"
+		}
+		fmt.Fprintf(w, "screen rule %s → %s, %s\n", rule, sc.Activity, ago(sc.At))
+		for _, l := range sc.Lines {
+			fmt.Fprintf(w, "  | %s\n", l)
+		}
+	}
+	if p := r.Process; p != nil {
+		fmt.Fprintf(w, "process child %d, foreground group %d\n", p.ChildPID, p.ForegroundGroup)
+	}
+	if r.PromptID != "" {
+		fmt.Fprintf(w, "prompt %s\n", r.PromptID)
+	}
+	fmt.Fprintf(w, "operator busy %v (last key %s", r.OperatorBusy, ago(r.LastInputAt))
+	if r.Draft != "" {
+		fmt.Fprintf(w, ", draft %q", r.Draft)
+	}
+	fmt.Fprintf(w, "), last output %s\n", ago(r.LastOutputAt))
+	if r.WaitingSince != 0 {
+		fmt.Fprintf(w, "waiting since %s\n", ago(r.WaitingSince))
+	}
+	if r.SkipUntil > now.UnixMilli() {
+		fmt.Fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
+	}
+}
+
+// answerSession sends an answer to one session (the picker, the dashboard).
+func answerSession(ctx context.Context, s broker.Session, p ipc.AnswerParams) (ipc.AnswerResult, error) {
+	var res ipc.AnswerResult
+	c, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	err = call(ctx, c, ipc.MethodAnswer, p, &res)
+	return res, err
+}

@@ -1,0 +1,99 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"context"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/proc"
+	"github.com/sup-tmux/sup/supervisor/screen"
+	"golang.org/x/sys/unix"
+)
+
+// screenVerdict is the screen classifier's last verdict, kept for
+// `explain` and for an answer's acknowledgement (the prompt left the
+// screen), before the ready debounce.
+type screenVerdict struct {
+	Rule     string
+	Activity activity.Activity
+	Lines    []string // what the rule's patterns matched
+	At       time.Time
+	// PromptAt is when the screen first showed the current prompt; zero
+	// while it shows none.
+	PromptAt time.Time
+	// Process: the profile has no screen rules, so the verdict came from
+	// the pty's foreground process group.
+	Process bool
+}
+
+// noteScreen records a classification of snap.
+func (s *Session) noteScreen(res classify.Result, pack *classify.Pack, snap screen.Snapshot) {
+	now := time.Now()
+	var lines []string
+	if res.Matched && pack != nil && pack.HasRules() {
+		lines = pack.MatchedLines(snap, res.Rule)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.lastScreen
+	v := screenVerdict{Rule: res.Rule, Activity: res.Activity, Lines: lines, At: now, Process: pack == nil || !pack.HasRules()}
+	if !res.Matched {
+		v.Activity = activity.Unknown
+	}
+	if v.Activity == activity.NeedsConfirmation {
+		v.PromptAt = prev.PromptAt
+		if prev.Activity != activity.NeedsConfirmation || prev.PromptAt.IsZero() {
+			v.PromptAt = now
+		}
+	}
+	s.lastScreen = v
+}
+
+func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error) {
+	if err := req.DecodeParams(&struct{}{}); err != nil {
+		return nil, err
+	}
+	c := s.current()
+	now := time.Now()
+	s.mu.Lock()
+	st := s.act.State(now)
+	r := ipc.ExplainResult{
+		Activity: string(st.Activity), Reason: st.Reason, Summary: st.Summary, Source: st.Source.String(), Rule: st.Rule,
+		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.openPrompt(now).id,
+		WaitingSince: unixMilli(st.WaitingSince), SkipUntil: unixMilli(st.SkipUntil),
+		OperatorBusy: st.OperatorBusy || s.draft != "", LastInputAt: unixMilli(st.LastInputAt), Draft: s.draft,
+		LastOutputAt: s.lastOutput.Load(), Signals: []ipc.ExplainSignal{},
+	}
+	for _, sig := range s.act.Last() {
+		r.Signals = append(r.Signals, ipc.ExplainSignal{
+			Source: sig.Source.String(), Rule: sig.Rule, Activity: string(sig.Activity), Reason: sig.Reason,
+			Summary: sig.Summary, At: unixMilli(sig.At), Decided: sig.Source == st.Source && sig.Rule == st.Rule,
+		})
+	}
+	if v := s.lastScreen; !v.At.IsZero() {
+		r.Screen = &ipc.ExplainScreen{Rule: v.Rule, Activity: string(v.Activity), Lines: v.Lines, At: v.At.UnixMilli()}
+		if r.Screen.Lines == nil {
+			r.Screen.Lines = []string{}
+		}
+	}
+	process := s.lastScreen.Process
+	s.mu.Unlock()
+	if c != nil && process {
+		r.Process = &ipc.ExplainProcess{ChildPID: c.PID(), ForegroundGroup: foregroundGroup(c)}
+	}
+	return r, nil
+}
+
+// foregroundGroup is the pty's foreground process group, 0 when unknown.
+func foregroundGroup(c *proc.Child) int {
+	var pgrp int
+	proc.FDControl(c.Master(), func(fd int) (err error) { // Best effort: 0 says unknown.
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	return pgrp
+}

@@ -1,0 +1,138 @@
+//go:build linux
+
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Answer choices besides the option numbers 1…9 (specs/detection.md,
+// "Answering a prompt").
+const (
+	ChoiceYes    = "yes"
+	ChoiceNo     = "no"
+	ChoiceAlways = "always"
+)
+
+// AnswerKeys are the keys that answer one kind of dialog: data in the
+// profile (`answers:`), since they differ per agent and version.
+type AnswerKeys struct {
+	Yes    string `yaml:"yes"`    // approve once
+	No     string `yaml:"no"`     // decline
+	Always string `yaml:"always"` // approve and do not ask again; "" when the dialog has no such option
+	// Numbers: the digits 1…9 pick that option (the agent reads a digit
+	// as the option's number).
+	Numbers bool `yaml:"numbers"`
+	// Text: the dialog takes free text: it is typed, then Enter.
+	Text bool `yaml:"text"`
+	// Options reads the dialog's numbered options from the screen: group
+	// 1 the number, group 2 the label (per line, (?m) implied).
+	Options string `yaml:"options"`
+
+	options *regexp.Regexp
+}
+
+// Answers maps a dialog kind — the screen rule that saw the prompt, else
+// the activity's reason (permission, question) — to its keys.
+type Answers map[string]*AnswerKeys
+
+func (a Answers) validate() error {
+	kinds := make([]string, 0, len(a))
+	for k := range a {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, kind := range kinds {
+		k := a[kind]
+		if k == nil {
+			return fmt.Errorf("answers: %s: empty; give yes, no, always, numbers, text or options", kind)
+		}
+		if k.Options != "" {
+			re, err := regexp.Compile("(?m)" + k.Options)
+			if err != nil {
+				return fmt.Errorf("answers: %s: options: bad regex: %w", kind, err)
+			}
+			if re.NumSubexp() < 2 {
+				return fmt.Errorf("answers: %s: options %q: needs two groups (the number, the label)", kind, k.Options)
+			}
+			k.options = re
+		}
+	}
+	return nil
+}
+
+// Dialog returns the keys for the first of kinds the profile knows.
+func (a Answers) Dialog(kinds ...string) (string, *AnswerKeys, bool) {
+	for _, kind := range kinds {
+		if k, ok := a[kind]; ok && kind != "" {
+			return kind, k, true
+		}
+	}
+	return "", nil, false
+}
+
+// Keys returns the bytes that answer the dialog with choice: a named
+// choice's keys, a digit 1…9, or free text (then submit is true: the text
+// is followed by a separate Enter). An error names the valid choices.
+func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
+	switch choice {
+	case ChoiceYes:
+		keys = k.Yes
+	case ChoiceNo:
+		keys = k.No
+	case ChoiceAlways:
+		keys = k.Always
+	default:
+		if len(choice) == 1 && choice[0] >= '1' && choice[0] <= '9' {
+			if !k.Numbers {
+				return "", false, fmt.Errorf("choice %q: this dialog takes no option numbers; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+			}
+			return choice, false, nil
+		}
+		if !k.Text {
+			return "", false, fmt.Errorf("choice %q: this dialog takes no free text; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+		}
+		return choice, true, nil
+	}
+	if keys == "" {
+		return "", false, fmt.Errorf("choice %q: this dialog has no such option; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+	}
+	return keys, false, nil
+}
+
+// Choices lists the named choices the dialog takes, then "1-9" and
+// "text" when it takes those.
+func (k *AnswerKeys) Choices() []string {
+	var out []string
+	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}} {
+		if c.keys != "" {
+			out = append(out, c.name)
+		}
+	}
+	if k.Numbers {
+		out = append(out, "1-9")
+	}
+	if k.Text {
+		out = append(out, "text")
+	}
+	return out
+}
+
+// OptionLines reads the dialog's numbered options from screen text, in
+// screen order, at most one per number.
+func (k *AnswerKeys) OptionLines(text string) (numbers, labels []string) {
+	if k.options == nil {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, m := range k.options.FindAllStringSubmatch(text, -1) {
+		if n := m[1]; !seen[n] {
+			seen[n] = true
+			numbers, labels = append(numbers, n), append(labels, strings.TrimSpace(m[2]))
+		}
+	}
+	return numbers, labels
+}
