@@ -67,6 +67,8 @@ type ExplainResult struct {
 	LastInputAt  int64  `msgpack:"last_input_at" json:"last_input_at"`
 	Draft        string `msgpack:"draft" json:"draft"`
 	LastOutputAt int64  `msgpack:"last_output_at" json:"last_output_at"`
+	// Focused is the pane's last focus report (nil: none came).
+	Focused *bool `msgpack:"focused" json:"focused"`
 	// Screen is the last classification of the screen, nil before one.
 	Screen *ExplainScreen `msgpack:"screen" json:"screen"`
 	// Process is the pty's foreground process facts (profiles without
@@ -97,4 +99,13 @@ type ExplainScreen struct {
 type ExplainProcess struct {
 	ChildPID        int `msgpack:"child_pid" json:"child_pid"`
 	ForegroundGroup int `msgpack:"foreground_group" json:"foreground_group"`
+	// The last look at the foreground group (specs/detection.md, "Any
+	// program"): reading, working or unknown; the task it rests on and
+	// what that task was doing ("read fd 0 (the terminal)", "syscall
+	// wait4"…); the rule that decided and why.
+	Wait   string `msgpack:"wait" json:"wait"`
+	Task   int    `msgpack:"task" json:"task"`
+	Call   string `msgpack:"call" json:"call"`
+	Rule   string `msgpack:"rule" json:"rule"`
+	Detail string `msgpack:"detail" json:"detail"`
 }

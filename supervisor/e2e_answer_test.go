@@ -184,12 +184,22 @@ func TestE2EExplainForeground(t *testing.T) {
 	pane := r.tm.NewWindowDir(r.dir, r.env, argv...)
 	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
 	var e ipc.ExplainResult
-	testutil.WaitUntil(t, 10*time.Second, "a foreground verdict", func() bool { e = r.explain(); return e.Source == "screen" })
+	// Busy while its start-up output is recent; then it waits in a read.
+	testutil.WaitUntil(t, 10*time.Second, "the foreground verdict reading", func() bool {
+		e = r.explain()
+		return e.Source == "screen" && e.Rule == "screen:foreground:reading"
+	})
 	st := r.state("doc")
 	if !strings.HasPrefix(e.Rule, "screen:foreground") || e.Process == nil || e.Process.ChildPID != st.PID || e.Process.ForegroundGroup != st.PID {
 		t.Fatalf("foreground-decided: %+v (process %+v, child %d)", e, e.Process, st.PID)
 	}
-	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "decided by screen screen:foreground") || !strings.Contains(out, "process child ") {
+	// The fakeagent waits in a read of the terminal: the facts say so.
+	if p := e.Process; e.Rule != "screen:foreground:reading" || p.Wait != "reading" || p.Rule != "foreground:reading" ||
+		!strings.Contains(p.Call, "(the terminal)") {
+		t.Fatalf("the foreground facts: rule %s, %+v", e.Rule, p)
+	}
+	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "decided by screen screen:foreground:reading") ||
+		!strings.Contains(out, "process child ") || !strings.Contains(out, ": reading (task ") {
 		t.Fatalf("sup explain:\n%s", out)
 	}
 }

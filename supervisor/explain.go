@@ -11,7 +11,6 @@ import (
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/screen"
-	"golang.org/x/sys/unix"
 )
 
 // screenVerdict is the screen classifier's last verdict, kept for
@@ -66,7 +65,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.openPrompt(now).id,
 		WaitingSince: unixMilli(st.WaitingSince), SkipUntil: unixMilli(st.SkipUntil),
 		OperatorBusy: st.OperatorBusy || s.draft != "", LastInputAt: unixMilli(st.LastInputAt), Draft: s.draft,
-		LastOutputAt: s.lastOutput.Load(), Signals: []ipc.ExplainSignal{},
+		LastOutputAt: unixMilli(s.lastOutputAt()), Signals: []ipc.ExplainSignal{},
 	}
 	for _, sig := range s.act.Last() {
 		r.Signals = append(r.Signals, ipc.ExplainSignal{
@@ -80,20 +79,16 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 			r.Screen.Lines = []string{}
 		}
 	}
-	process := s.lastScreen.Process
+	if s.focused != nil {
+		f := *s.focused
+		r.Focused = &f
+	}
+	process, look := s.lastScreen.Process, s.lastForeground
 	s.mu.Unlock()
 	if c != nil && process {
-		r.Process = &ipc.ExplainProcess{ChildPID: c.PID(), ForegroundGroup: foregroundGroup(c)}
+		fg, _ := proc.Foreground(c.Master()) // Best effort: 0 says unknown.
+		r.Process = &ipc.ExplainProcess{ChildPID: c.PID(), ForegroundGroup: fg, Wait: look.facts.Wait.String(),
+			Task: look.facts.Task, Call: look.facts.Call, Rule: look.verdict.Rule, Detail: look.verdict.Detail}
 	}
 	return r, nil
-}
-
-// foregroundGroup is the pty's foreground process group, 0 when unknown.
-func foregroundGroup(c *proc.Child) int {
-	var pgrp int
-	proc.FDControl(c.Master(), func(fd int) (err error) { // Best effort: 0 says unknown.
-		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-		return err
-	})
-	return pgrp
 }

@@ -106,6 +106,13 @@ const (
 	lineRecheckMax = 2 * time.Second
 )
 
+// lineLook is the last look at a line-mode child's foreground group, for
+// explain.
+type lineLook struct {
+	facts   foreground.Facts
+	verdict foreground.Verdict
+}
+
 // lineVerdict is the rule for a profile without screen rules (specs/
 // detection.md, "Any program"): busy while the output is recent or the
 // foreground process group is not blocked reading the terminal, ready when
@@ -122,6 +129,9 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
 	}
 	v := foreground.Decide(facts, lastOut, now, busyWindow)
+	s.mu.Lock()
+	s.lastForeground = lineLook{facts, v}
+	s.mu.Unlock()
 	res = classify.Result{Activity: activity.Ready, Reason: v.Reason, Rule: v.Rule, Matched: true}
 	switch {
 	case !v.Busy:

@@ -132,7 +132,10 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 		}
 	}
 	if p := r.Process; p != nil {
-		fmt.Fprintf(w, "process child %d, foreground group %d\n", p.ChildPID, p.ForegroundGroup)
+		fmt.Fprintf(w, "process child %d, foreground group %d: %s (task %d: %s)\n", p.ChildPID, p.ForegroundGroup, p.Wait, p.Task, p.Call)
+		if p.Rule != "" {
+			fmt.Fprintf(w, "  rule %s: %s\n", p.Rule, p.Detail)
+		}
 	}
 	if r.PromptID != "" {
 		fmt.Fprintf(w, "prompt %s\n", r.PromptID)
@@ -142,6 +145,9 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 		fmt.Fprintf(w, ", draft %q", r.Draft)
 	}
 	fmt.Fprintf(w, "), last output %s\n", ago(r.LastOutputAt))
+	if r.Focused != nil {
+		fmt.Fprintf(w, "focused %v (the pane's last focus report)\n", *r.Focused)
+	}
 	if r.WaitingSince != 0 {
 		fmt.Fprintf(w, "waiting since %s\n", ago(r.WaitingSince))
 	}
