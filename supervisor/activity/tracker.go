@@ -46,7 +46,7 @@ type Tracker struct {
 	// the hook's hold no longer stands, because Claude Code fires no hook
 	// for an interrupt or for a prompt answered in the pane.
 	released bool
-	last        [SourceLifecycle + 1]Signal // the last signal of each source, applied or not (Explain)
+	last     [SourceLifecycle + 1]Signal // the last signal of each source, applied or not (Explain)
 }
 
 // NewTracker returns a tracker in Unknown.

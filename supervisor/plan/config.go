@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
-	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/notify"
+	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -29,8 +29,8 @@ type Config struct {
 	Queue          QueueConfig    `yaml:"queue"`
 	// Limits are the top-level log: and audit: sections, the caps on disk
 	// (specs/supervisor.md, "Limits on disk"); zero fields: defaults.
-	Limits store.Limits `yaml:",inline"`
-	Notify         notify.Config  `yaml:"notify"` // telling the human a session waits (specs/broker.md)
+	Limits store.Limits  `yaml:",inline"`
+	Notify notify.Config `yaml:"notify"` // telling the human a session waits (specs/broker.md)
 }
 
 // QueueConfig tunes this session's place in the stuck queue.
