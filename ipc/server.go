@@ -149,7 +149,7 @@ type Server struct {
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
 
-	subMu sync.Mutex
+	subMu  sync.Mutex
 	subs   map[*subscriber]struct{} // nil once closed
 	seq    uint64
 	replay replayBuffer // the last EventBuffer events, for since_seq
