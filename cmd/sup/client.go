@@ -28,6 +28,11 @@ func runtimeDir() string { return ipc.RuntimeDir(os.Getenv) }
 // withTarget finds the session TARGET names and calls fn with a client
 // connected to its socket.
 func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Session) error) error {
+	if hosts, err := configuredHosts(); err != nil {
+		return err
+	} else if len(hosts) > 0 {
+		return withRemoteTarget(ctx, cmd, hosts, fn)
+	}
 	res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(), doctorCommand(),
 			hookCommand(),
 			classifyCommand(),
-			triggerCommand(), unblockCommand(),
+			triggerCommand(), unblockCommand(), relayCommand(),
 		},
 		Version: versionString(),
 	}

@@ -23,34 +23,39 @@ import (
 type queueItem struct {
 	Position int    `json:"position"` // 1-based
 	Cooling  bool   `json:"cooling"`  // skipped, cooldown running: not eligible as head
-	Socket   string `json:"socket"`
+	Socket   string `json:"socket"`   // on host
+	Host     string `json:"host"`     // the session's host: this one's short name, or a name of hosts:
 	ipc.State
 }
 
-func stuckQueue(ctx context.Context) ([]broker.Entry, error) {
-	sessions, err := discoverAll(ctx, fanoutTimeout)
+// stuckQueue is the queue of every host --host selects (cmd nil: all), in
+// one FIFO order.
+func stuckQueue(ctx context.Context) ([]broker.Entry, error) { return stuckQueueOf(ctx, nil) }
+
+func stuckQueueOf(ctx context.Context, cmd *cli.Command) ([]broker.Entry, error) {
+	results, err := discoverHosts(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	return broker.Queue(sessions, time.Now()), nil
+	return broker.Queue(broker.AllSessions(results), time.Now()), nil
 }
 
 func queueCommand() *cli.Command {
 	return &cli.Command{
 		Name: "queue", Usage: "list the sessions waiting on you, oldest first (skipped ones last, dimmed)",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			q, err := stuckQueue(ctx)
+			q, err := stuckQueueOf(ctx, cmd)
 			if err != nil {
 				return err
 			}
 			if cmd.Bool("json") {
 				items := make([]queueItem, 0, len(q))
 				for i, e := range q {
-					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, State: e.State})
+					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: hostOf(e.Session), State: e.State})
 				}
 				return printJSON(os.Stdout, items)
 			}
@@ -67,7 +72,12 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
+	sessions := make([]broker.Session, len(q))
+	for i, e := range q {
+		sessions[i] = e.Session
+	}
+	hosts := anyRemote(sessions)
+	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
@@ -76,7 +86,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
+		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}

@@ -1,0 +1,188 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/urfave/cli/v3"
+)
+
+// hostDeadline bounds each remote host's whole answer (ssh connection,
+// relay start, its supervisors' states): a host that is down or slow
+// costs the listing this long at most, never the local part's answers.
+const hostDeadline = 4 * time.Second
+
+// hostFlag picks the hosts a fan-out verb spans (specs/broker.md "Hosts").
+var hostFlag = &cli.StringFlag{Name: "host", Usage: "only this host (a name of hosts: in config.yaml, this host's short name), or all (default)"}
+
+// configuredHosts are the hosts: of config.yaml.
+func configuredHosts() ([]broker.Host, error) {
+	cfg, err := plan.LoadConfig(store.ConfigDir(os.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	hosts := make([]broker.Host, 0, len(cfg.Hosts))
+	for _, h := range cfg.Hosts {
+		if h.Name == broker.LocalHostName() {
+			return nil, fmt.Errorf("hosts: %q is this host's own name; the local host is always there, remove its entry or rename it", h.Name)
+		}
+		hosts = append(hosts, broker.Host{Name: h.Name, SSH: h.SSH, Sup: h.Sup})
+	}
+	return hosts, nil
+}
+
+// sshOf is how this broker runs ssh: SUP_SSH_CONFIG names an ssh config
+// file to use instead of ~/.ssh/config (ssh -F), for a separate identity
+// or a test's private one.
+func sshOf() broker.SSH {
+	s := broker.SSH{ControlDir: broker.ControlDirOf(runtimeDir())}
+	if f := os.Getenv("SUP_SSH_CONFIG"); f != "" {
+		s.Options = []string{"-F", f}
+	}
+	return s
+}
+
+// fanout is where a fan-out verb looks, per --host.
+func fanout(cmd *cli.Command) (broker.Fanout, bool, error) {
+	hosts, err := configuredHosts()
+	if err != nil {
+		return broker.Fanout{}, false, err
+	}
+	broker.RemoveHostCachesExcept(runtimeDir(), hosts)
+	var name string
+	if cmd != nil {
+		name = cmd.String("host")
+	}
+	remote, local, err := broker.SelectHosts(hosts, name)
+	if err != nil {
+		return broker.Fanout{}, false, err
+	}
+	return broker.Fanout{RuntimeDir: runtimeDir(), Hosts: remote, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline}, local, nil
+}
+
+// discoverHosts asks every host --host selects, telling stderr about the
+// hosts and sockets that did not answer.
+func discoverHosts(ctx context.Context, cmd *cli.Command) ([]broker.HostResult, error) {
+	f, local, err := fanout(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Hosts) == 0 {
+		sessions, err := discoverAll(ctx, fanoutTimeout)
+		if err != nil {
+			return nil, err
+		}
+		return []broker.HostResult{{Host: broker.LocalHostName(), Local: true, Sessions: sessions}}, nil
+	}
+	results := f.DiscoverHosts(ctx, local)
+	for _, r := range results {
+		if r.Err != nil {
+			if r.Local {
+				return nil, r.Err
+			}
+			fmt.Fprintf(os.Stderr, "sup: %v\n", r.Err)
+		}
+		for _, e := range r.Errors {
+			fmt.Fprintf(os.Stderr, "sup: %s did not answer: %v\n", e.Socket, e.Err)
+		}
+	}
+	return results, nil
+}
+
+// spansHosts reports whether a listing covers other hosts (then it shows
+// a host column).
+func spansHosts(results []broker.HostResult) bool {
+	return len(results) > 1 || len(results) == 1 && !results[0].Local
+}
+
+// hostOf is a session's host name for display: the local one's too.
+func hostOf(s broker.Session) string {
+	if s.Host == "" {
+		return broker.LocalHostName()
+	}
+	return s.Host
+}
+
+// splitHostTarget takes "host:rest" apart when host names a configured
+// host (or this one); anything else is a target of every host.
+func splitHostTarget(target string, hosts []broker.Host) (host, rest string, ok bool) {
+	h, rest, found := strings.Cut(target, ":")
+	if !found {
+		return "", target, false
+	}
+	if h == broker.LocalHostName() {
+		return h, rest, true
+	}
+	for _, x := range hosts {
+		if x.Name == h {
+			return h, rest, true
+		}
+	}
+	return "", target, false
+}
+
+// withRemoteTarget is withTarget when hosts are configured: TARGET may be
+// host:TARGET; unqualified, it is looked up on every host, and a remote
+// session is reached through its host's relay (`sup relay --session`).
+func withRemoteTarget(ctx context.Context, cmd *cli.Command, hosts []broker.Host, fn func(*ipc.Client, broker.Session) error) error {
+	target := cmd.Args().First()
+	f := broker.Fanout{RuntimeDir: runtimeDir(), Hosts: hosts, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline}
+	local := true
+	if h, rest, ok := splitHostTarget(target, hosts); ok {
+		target = rest
+		f.Hosts, local, _ = broker.SelectHosts(hosts, h)
+	}
+	results := f.DiscoverHosts(ctx, local)
+	wd, _ := os.Getwd() // Best effort: only document-path targets need it.
+	s, err := broker.FindTarget(broker.AllSessions(results), target, wd)
+	if err != nil {
+		for _, r := range results {
+			if r.Err != nil {
+				err = fmt.Errorf("%w\n  (%v)", err, r.Err)
+			}
+		}
+		return err
+	}
+	if s.Host == "" {
+		c, err := ipc.Dial(s.Socket, dialTimeout)
+		if err != nil {
+			return fmt.Errorf("connect to %s: %w", s.State.Name, err)
+		}
+		defer c.Close()
+		return fn(c, s)
+	}
+	var h broker.Host
+	for _, x := range hosts {
+		if x.Name == s.Host {
+			h = x
+		}
+	}
+	hc, err := f.SSH.DialHost(ctx, h, s.State.SessionID)
+	if err != nil {
+		return err
+	}
+	defer hc.Close()
+	if err := fn(hc.Client, s); err != nil {
+		return hc.Explain(err)
+	}
+	return nil
+}
+
+// originRequester names the origin host in a remote trigger's requester,
+// so the audit line written on the delivering host says who asked from
+// where.
+func originRequester(requester string) string {
+	if strings.Contains(requester, "@") {
+		return requester
+	}
+	return requester + "@" + broker.LocalHostName()
+}
