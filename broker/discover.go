@@ -19,7 +19,7 @@ import (
 
 // Session is one live supervisor as discovery found it.
 type Session struct {
-	Socket string    // on Host, when Host is set
+	Socket string // on Host, when Host is set
 	State  ipc.State
 	Host   string // another host's name (hosts: in config.yaml); "" for this host
 }
