@@ -15,6 +15,7 @@ import (
 
 // SessionEvent is one event of one supervisor, as FollowAll merges them.
 type SessionEvent struct {
+	Host    string         `json:"host,omitempty"` // set when hosts: are configured
 	Session string         `json:"session"`
 	Name    string         `json:"name"`
 	Event   string         `json:"event"`

@@ -69,7 +69,7 @@ func (s SSH) args(h Host, tty bool, remote string) []string {
 	a := []string{
 		"-o", "BatchMode=yes",
 		"-o", "ControlMaster=auto",
-		"-o", "ControlPath=" + filepath.Join(s.ControlDir, "%C"),
+		"-o", "ControlPath=" + s.ControlPath(h),
 		"-o", "ControlPersist=10m",
 		"-o", "ConnectTimeout=5",
 		"-o", "ServerAliveInterval=15",
@@ -83,6 +83,12 @@ func (s SSH) args(h Host, tty bool, remote string) []string {
 	a = append(a, s.Options...)
 	return append(a, "--", h.SSH, remote)
 }
+
+// ControlPath is h's ControlMaster socket: sup's host name and ssh's hash
+// of the destination (%C), so two host entries that resolve to one
+// server and user (with other keys, say) never share a connection, and
+// a changed destination never reuses the old one.
+func (s SSH) ControlPath(h Host) string { return filepath.Join(s.ControlDir, h.Name+"-%C") }
 
 func (s SSH) program() string {
 	if s.Program == "" {

@@ -272,13 +272,13 @@ func eventsCommand() *cli.Command {
 	return &cli.Command{
 		Name: "events", Usage: "follow a session's events (or every session's with --all), one JSON line each", ArgsUsage: "TARGET",
 		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "event", Usage: "only these events (lifecycle, resize, client); repeatable"},
-			&cli.BoolFlag{Name: "all", Usage: "every session, new ones included, each line naming its session"}},
+			&cli.BoolFlag{Name: "all", Usage: "every session, new ones included, each line naming its session"}, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Bool("all") {
 				if cmd.Args().Len() > 0 || len(cmd.StringSlice("event")) > 0 {
 					return fmt.Errorf("events: --all takes no TARGET and no --event (filter the JSON lines instead)")
 				}
-				return followAll(ctx)
+				return followAllHosts(ctx, cmd)
 			}
 			if err := targetArgs(cmd, 1); err != nil {
 				return err

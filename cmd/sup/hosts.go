@@ -4,9 +4,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
@@ -185,4 +187,52 @@ func originRequester(requester string) string {
 		return requester
 	}
 	return requester + "@" + broker.LocalHostName()
+}
+
+// followAllHosts is `sup events --all` across the hosts --host selects:
+// the local supervisors' events and each host's through its relay, one
+// JSON line each naming the host.
+func followAllHosts(ctx context.Context, cmd *cli.Command) error {
+	f, local, err := fanout(cmd)
+	if err != nil {
+		return err
+	}
+	if len(f.Hosts) == 0 {
+		return followAll(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		werr error
+	)
+	enc := json.NewEncoder(os.Stdout)
+	emit := func(ev broker.SessionEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.Host == "" {
+			ev.Host = broker.LocalHostName()
+		}
+		if err := enc.Encode(ev); err != nil && werr == nil {
+			werr = err // stdout closed (| head): stop
+			cancel()
+		}
+	}
+	var wg sync.WaitGroup
+	for _, h := range f.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.SSH.FollowHost(ctx, h, emit, func(err error) { fmt.Fprintf(os.Stderr, "sup: %v\n", err) })
+		}()
+	}
+	if local {
+		err = broker.FollowAll(ctx, runtimeDir(), eventsRescan, emit)
+		cancel()
+	}
+	wg.Wait()
+	if werr != nil {
+		return nil
+	}
+	return err
 }

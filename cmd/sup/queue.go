@@ -260,7 +260,16 @@ func statusLineCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Println(statusLine(broker.Queue(sessions, time.Now())))
+			// Other hosts: what the last fan-out learnt (specs/broker.md
+			// "Hosts"), still a local read.
+			caches, err := broker.ReadHostCaches(runtimeDir())
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			line := statusLine(broker.Queue(append(sessions, broker.CachedSessions(caches)...), now))
+			fmt.Println(line + remoteSuffix(line, caches, now))
+			refreshHostCaches(caches, now)
 			return nil
 		},
 	}
