@@ -195,14 +195,10 @@ func TestE2EHostsEventsSurviveRelayKill(t *testing.T) {
 		}
 		return false
 	}
-	hookUntilSeen := func(n int) {
-		r.hook("bravo", "UserPromptSubmit")
-		r.hook("bravo", "Stop")
-		_ = n
-	}
 	// The follower is up once a hook's activity comes through.
 	testutil.WaitUntil(t, 20*time.Second, "the first remote events", func() bool {
-		hookUntilSeen(0)
+		r.hook("bravo", "UserPromptSubmit")
+		r.hook("bravo", "Stop")
 		return seen("bravo is done")
 	})
 
