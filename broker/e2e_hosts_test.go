@@ -76,7 +76,7 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 
 	f.start("alpha")
 	f.start("charlie")
-	r.start("bravo")
+	bravoPane := r.start("bravo")
 	r.start("delta")
 	f.stuck("alpha")
 	r.hook("bravo", "Stop")
@@ -142,6 +142,27 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 	}
 	if req, _ := line1["requester"].(string); !strings.HasSuffix(req, "@"+local) {
 		t.Fatalf("remote audit line %v: want the requester to name the origin host %s\n%s", line1, local, audit)
+	}
+
+	// alpha progresses: the head is remote:bravo. next opens a local
+	// window running ssh into the remote tmux, on bravo's pane, and the
+	// human's client shows it; a second next reuses the window.
+	f.hook("alpha", "UserPromptSubmit")
+	out, err = f.sup("next", "--client", f.client.TTY)
+	if err != nil || !strings.Contains(out, "bravo") {
+		t.Fatalf("sup next on a remote head: %v: %s", err, out)
+	}
+	win, err := f.tm.Run("display-message", "-p", "-t", f.clientPane(), "#{window_name} #{window_id}")
+	if err != nil || !strings.HasPrefix(win, "remote:bravo ") {
+		t.Fatalf("the client shows window %q (%v), want remote:bravo", win, err)
+	}
+	// The remote pane's own first line (its agent's pid) shows locally.
+	first, _, _ := strings.Cut(r.runAs("tmux", "-L", r.tmux, "capture-pane", "-p", "-t", bravoPane), "\n")
+	f.tm.WaitFor(t, f.clientPane(), first, 20*time.Second)
+	f.mustSup("next", "--client", f.client.TTY)
+	again, _ := f.tm.Run("display-message", "-p", "-t", f.clientPane(), "#{window_name} #{window_id}")
+	if again != win {
+		t.Fatalf("second next on the remote head shows %q, want the same window %q", again, win)
 	}
 
 	// A bare name that exists on one host only needs no host.

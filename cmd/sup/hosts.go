@@ -236,3 +236,21 @@ func followAllHosts(ctx context.Context, cmd *cli.Command) error {
 	}
 	return err
 }
+
+// jump moves the caller's client to s: its pane, on this host (Jump), or
+// a local window attached over ssh to its pane on another (JumpRemote).
+func jump(ctx context.Context, socket, client string, s broker.Session) (broker.Jumped, error) {
+	if s.Host == "" {
+		return broker.Jump(ctx, socket, client, s)
+	}
+	hosts, err := configuredHosts()
+	if err != nil {
+		return broker.Jumped{}, err
+	}
+	for _, h := range hosts {
+		if h.Name == s.Host {
+			return sshOf().JumpRemote(ctx, socket, client, h, s)
+		}
+	}
+	return broker.Jumped{}, fmt.Errorf("%s: host %s is no longer in hosts: of config.yaml", s.State.Name, s.Host)
+}

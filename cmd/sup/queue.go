@@ -135,7 +135,7 @@ func (r reporter) say(format string, args ...any) {
 // jumpTo moves the caller's tmux client to e, or explains why it cannot.
 // Without a client it prints where e is and fails with status 1.
 func jumpTo(r reporter, e broker.Entry) error {
-	j, err := broker.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
+	j, err := jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
 	if errors.Is(err, broker.ErrNoTmux) {
 		fmt.Println(e.State.TmuxPane)
 		fmt.Fprintf(os.Stderr, "sup: %v\n", err)
