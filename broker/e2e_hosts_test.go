@@ -165,6 +165,19 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 		t.Fatalf("second next on the remote head shows %q, want the same window %q", again, win)
 	}
 
+	// route --host runs the host's own route: a session that does not run
+	// there is started there (in its user's tmux) and triggered.
+	r.write(".config/sup/profiles/fake.yaml", "command: ["+r.bin+"/fakeagent, -raw, -ack]\n"+
+		"classify:\n  rules:\n    - {name: prompt, activity: ready, reason: idle, screen: 'fakeagent ready'}\n")
+	echoDoc := r.write("echo.md", "---\nsup: {profile: fake, workspace: far, role: echo}\n---\n# echo\n")
+	out, stderr, _, err = f.supTimed("route", "--host", "remote", "--role", "echo", "--doc", echoDoc, "--id", "t-route-1", "routed from afar")
+	if err != nil || !strings.Contains(out, "delivered") {
+		t.Fatalf("sup route --host remote: %v: %s %s", err, out, stderr)
+	}
+	if audit, _ := os.ReadFile(r.auditFile()); !strings.Contains(string(audit), `"step":"spawn"`) || !strings.Contains(string(audit), "t-route-1") {
+		t.Fatalf("remote audit has no spawn of the routed session:\n%s", audit)
+	}
+
 	// A bare name that exists on one host only needs no host.
 	if out, _, _, err := f.supTimed("state", "delta"); err != nil || !strings.Contains(out, "delta") {
 		t.Fatalf("sup state delta: %v %s", err, out)

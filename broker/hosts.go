@@ -112,12 +112,16 @@ func ShellQuote(w string) string {
 
 // SSHCommand is ssh running remote on h with a terminal: the command a
 // tmux window runs to show a remote pane.
-func (s SSH) SSHCommand(h Host, remote ...string) []string {
+func (s SSH) SSHCommand(h Host, remote ...string) []string { return s.Argv(h, true, remote...) }
+
+// Argv is ssh's argv running the words remote on h (each quoted for the
+// remote shell), with a terminal (ssh -t) or without (-T).
+func (s SSH) Argv(h Host, tty bool, remote ...string) []string {
 	q := make([]string, len(remote))
 	for i, w := range remote {
 		q[i] = ShellQuote(w)
 	}
-	return append([]string{s.program()}, s.args(h, true, strings.Join(q, " "))...)
+	return append([]string{s.program()}, s.args(h, tty, strings.Join(q, " "))...)
 }
 
 // HostConn is a running `ssh HOST sup relay …`: its stdio is the
