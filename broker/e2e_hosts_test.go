@@ -118,6 +118,15 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 		t.Fatalf("sup queue --host remote: %v\n%s", err, text)
 	}
 
+	// metrics labels every session with its host and says which answered.
+	prom, _, _, err := f.supTimed("metrics")
+	for _, w := range []string{`sup_host_up{host="remote"} 1`, `sup_host_up{host="wrongkey"} 0`, `sup_host_up{host="` + local + `"} 1`,
+		`sup_session_waiting_seconds{host="remote",session="`, `sup_queue_length 3`} {
+		if err != nil || !strings.Contains(prom, w) {
+			t.Fatalf("sup metrics (%v): no %q in\n%s", err, w, prom)
+		}
+	}
+
 	// The status line reads the cache the queue left: no network.
 	line, _, _, err := f.supTimed("status-line")
 	if err != nil || !strings.Contains(line, "3 stuck") {

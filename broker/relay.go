@@ -38,6 +38,9 @@ const (
 type RelayListParams struct {
 	// TimeoutMS bounds each supervisor's answer (0: 1 s).
 	TimeoutMS int64 `msgpack:"timeout_ms,omitempty"`
+	// Metrics asks each supervisor's metrics too, on the same connection
+	// (for `sup metrics` across hosts).
+	Metrics bool `msgpack:"metrics,omitempty"`
 }
 
 // RelayListResult answers relay.list.
@@ -49,8 +52,9 @@ type RelayListResult struct {
 
 // RelayState is one supervisor of the host.
 type RelayState struct {
-	Socket string    `msgpack:"socket"`
-	State  ipc.State `msgpack:"state"`
+	Socket  string             `msgpack:"socket"`
+	State   ipc.State          `msgpack:"state"`
+	Metrics *ipc.MetricsResult `msgpack:"metrics,omitempty"` // with relay.list's metrics, when it answered
 }
 
 // RelayFailed is a socket of the host that did not answer.
@@ -95,7 +99,11 @@ func ServeRelay(ctx context.Context, in io.Reader, out io.Writer, cfg RelayConfi
 		IdleTimeout: cfg.Idle, MaxConns: 1, Logger: cfg.Logger})
 	hostname := LocalHostName()
 	srv.Handle(MethodRelayList, func(ctx context.Context, req *ipc.Request) (any, error) {
-		var p RelayListParams
+		var (
+			p      RelayListParams
+			failed []RelayFailed
+			err    error
+		)
 		if err := req.DecodeParams(&p); err != nil {
 			return nil, err
 		}
@@ -103,16 +111,30 @@ func ServeRelay(ctx context.Context, in io.Reader, out io.Writer, cfg RelayConfi
 		if timeout <= 0 {
 			timeout = time.Second
 		}
-		res, err := Discover(ctx, cfg.RuntimeDir, timeout)
+		var snap Snapshot
+		if p.Metrics {
+			snap, err = CollectMetrics(ctx, cfg.RuntimeDir, timeout)
+		} else {
+			var res Result
+			res, err = Discover(ctx, cfg.RuntimeDir, timeout)
+			snap = Snapshot{Sessions: res.Sessions}
+			for _, e := range res.Errors {
+				failed = append(failed, RelayFailed{Socket: e.Socket, Error: e.Err.Error()})
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
-		out := RelayListResult{Host: hostname, Sessions: []RelayState{}, Errors: []RelayFailed{}}
-		for _, s := range res.Sessions {
-			out.Sessions = append(out.Sessions, RelayState{Socket: s.Socket, State: s.State})
+		out := RelayListResult{Host: hostname, Sessions: []RelayState{}, Errors: append([]RelayFailed{}, failed...)}
+		for _, s := range snap.Sessions {
+			rs := RelayState{Socket: s.Socket, State: s.State}
+			if m, ok := snap.Metrics[s.Socket]; ok {
+				rs.Metrics = &m
+			}
+			out.Sessions = append(out.Sessions, rs)
 		}
-		for _, e := range res.Errors {
-			out.Errors = append(out.Errors, RelayFailed{Socket: e.Socket, Error: e.Err.Error()})
+		for range snap.Unanswered {
+			out.Errors = append(out.Errors, RelayFailed{Socket: "?", Error: "did not answer"})
 		}
 		return out, nil
 	})

@@ -6,17 +6,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // HostResult is one host's part of a fan-out across hosts.
 type HostResult struct {
 	Host     string // its name; the local host's is LocalHostName
 	Local    bool
-	Sessions []Session     // Host set for a remote host's
-	Errors   []SocketError // its sockets that did not answer
-	Err      error         // *HostError: the host itself did not answer
+	Sessions []Session                    // Host set for a remote host's
+	Errors   []SocketError                // its sockets that did not answer
+	Metrics  map[string]ipc.MetricsResult // with Fanout.Metrics: by MetricsKey
+	Err      error                        // *HostError: the host itself did not answer
 	Elapsed  time.Duration
 }
 
@@ -27,6 +31,7 @@ type Fanout struct {
 	SSH        SSH
 	Timeout    time.Duration // each supervisor's answer
 	Deadline   time.Duration // each remote host's whole answer, connection included
+	Metrics    bool          // ask each supervisor's metrics too (HostResult.Metrics)
 }
 
 // DiscoverHosts asks the local supervisors and every host's relay at once:
@@ -45,8 +50,21 @@ func (f Fanout) DiscoverHosts(ctx context.Context, local bool) []HostResult {
 		go func() {
 			defer wg.Done()
 			start := time.Now()
-			res, err := Discover(ctx, f.RuntimeDir, f.Timeout)
-			out[0] = HostResult{Host: LocalHostName(), Local: true, Sessions: res.Sessions, Errors: res.Errors, Err: err, Elapsed: time.Since(start)}
+			r := HostResult{Host: LocalHostName(), Local: true}
+			if f.Metrics {
+				var snap Snapshot
+				snap, r.Err = CollectMetrics(ctx, f.RuntimeDir, f.Timeout)
+				r.Sessions, r.Metrics = snap.Sessions, snap.Metrics
+				for range snap.Unanswered {
+					r.Errors = append(r.Errors, SocketError{Socket: "?", Err: errors.New("did not answer")})
+				}
+			} else {
+				var res Result
+				res, r.Err = Discover(ctx, f.RuntimeDir, f.Timeout)
+				r.Sessions, r.Errors = res.Sessions, res.Errors
+			}
+			r.Elapsed = time.Since(start)
+			out[0] = r
 		}()
 	}
 	for i, h := range f.Hosts {
@@ -81,7 +99,7 @@ func (f Fanout) listHost(ctx context.Context, h Host) HostResult {
 	var list RelayListResult
 	_, err = checkRelay(ctx, hc, MethodRelayList)
 	if err == nil {
-		err = hc.Client.Call(ctx, MethodRelayList, RelayListParams{TimeoutMS: f.Timeout.Milliseconds()}, &list)
+		err = hc.Client.Call(ctx, MethodRelayList, RelayListParams{TimeoutMS: f.Timeout.Milliseconds(), Metrics: f.Metrics}, &list)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -90,8 +108,13 @@ func (f Fanout) listHost(ctx context.Context, h Host) HostResult {
 		r.Err = hc.Explain(err)
 		return r
 	}
+	r.Metrics = map[string]ipc.MetricsResult{}
 	for _, s := range list.Sessions {
-		r.Sessions = append(r.Sessions, Session{Socket: s.Socket, State: s.State, Host: h.Name})
+		se := Session{Socket: s.Socket, State: s.State, Host: h.Name}
+		r.Sessions = append(r.Sessions, se)
+		if s.Metrics != nil {
+			r.Metrics[MetricsKey(se)] = *s.Metrics
+		}
 	}
 	for _, e := range list.Errors {
 		r.Errors = append(r.Errors, SocketError{Socket: h.Name + ":" + e.Socket, Err: errors.New(e.Error)})
@@ -129,4 +152,21 @@ func SelectHosts(hosts []Host, name string) (remote []Host, local bool, err erro
 		valid += ", " + h.Name
 	}
 	return nil, false, fmt.Errorf("--host %q: no such host; valid: %s (hosts: in config.yaml)", name, valid)
+}
+
+// HostsSnapshot merges the hosts' answers into one metrics snapshot,
+// every session labelled with its host; a host that did not answer
+// counts as one unanswered.
+func HostsSnapshot(results []HostResult) Snapshot {
+	snap := Snapshot{Metrics: map[string]ipc.MetricsResult{}, LocalHost: LocalHostName(), HostUp: map[string]bool{}}
+	for _, r := range results {
+		snap.HostUp[r.Host] = r.Err == nil
+		snap.Sessions = append(snap.Sessions, r.Sessions...)
+		maps.Copy(snap.Metrics, r.Metrics)
+		snap.Unanswered += len(r.Errors)
+		if r.Err != nil {
+			snap.Unanswered++
+		}
+	}
+	return snap
 }

@@ -254,3 +254,27 @@ func jump(ctx context.Context, socket, client string, s broker.Session) (broker.
 	}
 	return broker.Jumped{}, fmt.Errorf("%s: host %s is no longer in hosts: of config.yaml", s.State.Name, s.Host)
 }
+
+// collectHostsMetrics is the metrics snapshot of this host and, with
+// hosts: configured, of every host (sessions labelled host="…", a
+// sup_host_up per host; a host that does not answer costs its deadline).
+func collectHostsMetrics(ctx context.Context) (broker.Snapshot, error) {
+	hosts, err := configuredHosts()
+	if err != nil {
+		return broker.Snapshot{}, err
+	}
+	if len(hosts) == 0 {
+		return broker.CollectMetrics(ctx, runtimeDir(), fanoutTimeout)
+	}
+	f := broker.Fanout{RuntimeDir: runtimeDir(), Hosts: hosts, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline, Metrics: true}
+	results := f.DiscoverHosts(ctx, true)
+	if results[0].Err != nil {
+		return broker.Snapshot{}, results[0].Err
+	}
+	for _, r := range results[1:] {
+		if r.Err != nil {
+			fmt.Fprintf(os.Stderr, "sup: %v\n", r.Err)
+		}
+	}
+	return broker.HostsSnapshot(results), nil
+}
