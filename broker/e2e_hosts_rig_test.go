@@ -29,7 +29,7 @@ import (
 // files (no ~/.ssh is read or changed: the broker runs ssh -F through
 // SUP_SSH_CONFIG).
 type remoteHost struct {
-	t        *testing.T
+	t        testing.TB
 	user     string
 	uid, gid int
 	home     string
@@ -37,7 +37,7 @@ type remoteHost struct {
 	tmux     string // its tmux server's -L name
 	sshCfg   string // the ssh config file: hosts remote, wrongkey, blackhole
 	port     int
-	f        *fleet
+	rig      *testutil.Rig
 }
 
 // hostsConfig is the local config.yaml's hosts: of a remote rig.
@@ -50,7 +50,7 @@ func (r *remoteHost) hostsConfig() string {
 // acknowledges a trigger.
 const remoteConfig = "trigger: {ack_marker: \"ACK_TRIGGER:{id}\", retry_backoff: 100ms}\n"
 
-func newRemoteHost(t *testing.T, f *fleet) *remoteHost {
+func newRemoteHost(t testing.TB, rig *testutil.Rig) *remoteHost {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testutil.Missing(t, "creating the second user that stands in for a remote host needs root")
@@ -62,7 +62,7 @@ func newRemoteHost(t *testing.T, f *fleet) *remoteHost {
 
 	var rnd [3]byte
 	_, _ = rand.Read(rnd[:])
-	r := &remoteHost{t: t, f: f, user: "suprt" + hex.EncodeToString(rnd[:])}
+	r := &remoteHost{t: t, rig: rig, user: "suprt" + hex.EncodeToString(rnd[:])}
 	// -p "*": no password, yet not locked ("!"), which sshd without PAM
 	// refuses even for key auth.
 	run(t, "useradd", "-m", "-p", "*", "-s", "/bin/sh", r.user)
@@ -82,8 +82,8 @@ func newRemoteHost(t *testing.T, f *fleet) *remoteHost {
 	}
 	t.Cleanup(func() { os.RemoveAll(r.bin) })
 	os.Chmod(r.bin, 0o755)
-	copyFile(t, f.bins.Sup, r.bin+"/sup")
-	copyFile(t, f.bins.FakeAgent, r.bin+"/fakeagent")
+	copyFile(t, rig.Bins.Sup, r.bin+"/sup")
+	copyFile(t, rig.Bins.FakeAgent, r.bin+"/fakeagent")
 	r.write(".config/sup/config.yaml", remoteConfig)
 
 	// Keys: the user's, a wrong one, the server's.
@@ -116,7 +116,12 @@ MaxStartups 100
 LogLevel ERROR
 `, r.port, filepath.Join(keys, "hostkey"), r.user)), 0o600)
 	sshd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfg)
-	sshdLog := &testutil.Buffer{}
+	// A file, not a pipe: each connection's sshd inherits it, and Wait
+	// would wait for the last of them.
+	sshdLog, err := os.Create(filepath.Join(keys, "sshd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sshd.Stdout, sshd.Stderr = sshdLog, sshdLog
 	if err := sshd.Start(); err != nil {
 		t.Fatal(err)
@@ -124,8 +129,10 @@ LogLevel ERROR
 	t.Cleanup(func() {
 		sshd.Process.Kill()
 		sshd.Wait()
+		sshdLog.Close()
 		if t.Failed() {
-			t.Logf("sshd: %s", sshdLog.String())
+			b, _ := os.ReadFile(sshdLog.Name())
+			t.Logf("sshd: %s", b)
 		}
 	})
 	testutil.WaitUntil(t, 10*time.Second, "sshd to listen", func() bool {
@@ -163,12 +170,12 @@ LogLevel ERROR
 	}
 	os.WriteFile(r.sshCfg, []byte(entry("remote", "id", r.port)+entry("wrongkey", "wrong", r.port)+
 		entry("blackhole", "id", hole.Addr().(*net.TCPAddr).Port)), 0o600)
-	f.env["SUP_SSH_CONFIG"] = r.sshCfg
+	rig.Env["SUP_SSH_CONFIG"] = r.sshCfg
 	// The multiplexed masters outlive the verbs (ControlPersist): end them.
 	t.Cleanup(func() {
-		for _, h := range []string{"remote", "wrongkey", "blackhole"} {
-			path := r.ssh().ControlPath(broker.Host{Name: h, SSH: h})
-			exec.Command("ssh", "-F", r.sshCfg, "-o", "ControlPath="+path, "-O", "exit", h).Run() // Best effort: no master for most.
+		masters, _ := filepath.Glob(filepath.Join(broker.ControlDirOf(rig.Env["SUP_RUNTIME_DIR"]), "*"))
+		for _, m := range masters {
+			exec.Command("ssh", "-F", r.sshCfg, "-o", "ControlPath="+m, "-O", "exit", "remote").Run() // Best effort: it may have gone.
 		}
 	})
 
@@ -271,14 +278,14 @@ func userPIDs(uid int) []int {
 	return pids
 }
 
-func run(t *testing.T, name string, args ...string) {
+func run(t testing.TB, name string, args ...string) {
 	t.Helper()
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v: %s", name, args, err, out)
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
 	if err != nil {
@@ -297,7 +304,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -309,7 +316,7 @@ func freePort(t *testing.T) int {
 
 // remoteSSH is how the test reaches the remote host as the broker does.
 func (r *remoteHost) ssh() broker.SSH {
-	return broker.SSH{ControlDir: broker.ControlDirOf(r.f.env["SUP_RUNTIME_DIR"]), Options: []string{"-F", r.sshCfg}}
+	return broker.SSH{ControlDir: broker.ControlDirOf(r.rig.Env["SUP_RUNTIME_DIR"]), Options: []string{"-F", r.sshCfg}}
 }
 
 func (r *remoteHost) hostEntry() broker.Host {
@@ -320,7 +327,7 @@ func (r *remoteHost) hostEntry() broker.Host {
 func (r *remoteHost) sessions() []broker.Session {
 	r.t.Helper()
 	fo := broker.Fanout{Hosts: []broker.Host{r.hostEntry()}, SSH: r.ssh(), Timeout: 2 * time.Second, Deadline: 20 * time.Second,
-		RuntimeDir: r.f.env["SUP_RUNTIME_DIR"]}
+		RuntimeDir: r.rig.Env["SUP_RUNTIME_DIR"]}
 	res := fo.DiscoverHosts(context.Background(), false)
 	if res[0].Err != nil {
 		r.t.Fatal(res[0].Err)

@@ -71,7 +71,7 @@ func (f *fleet) supTimed(args ...string) (string, string, time.Duration, error) 
 // on the remote side, naming the origin host.
 func TestE2EHostsQueueAndTrigger(t *testing.T) {
 	f := newFleet(t, "")
-	r := newRemoteHost(t, f)
+	r := newRemoteHost(t, f.Rig)
 	f.write("config/sup/config.yaml", r.hostsConfig())
 
 	f.start("alpha")
@@ -198,7 +198,7 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 // on with no seq twice and none missing.
 func TestE2EHostsEventsSurviveRelayKill(t *testing.T) {
 	f := newFleet(t, "")
-	r := newRemoteHost(t, f)
+	r := newRemoteHost(t, f.Rig)
 	f.write("config/sup/config.yaml", fmt.Sprintf("hosts:\n  - {name: remote, ssh: remote, sup: %s}\n", r.bin+"/sup"))
 	r.start("bravo")
 
