@@ -24,7 +24,9 @@ func relayOn(t *testing.T, dir string) (*ipc.Client, <-chan error, func()) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- ServeRelay(context.Background(), relayEnd, relayEnd, RelayConfig{RuntimeDir: dir, Version: "test"}) }()
+	go func() {
+		done <- ServeRelay(context.Background(), relayEnd, relayEnd, RelayConfig{RuntimeDir: dir, Version: "test"})
+	}()
 	c := ipc.NewClient(clientEnd)
 	t.Cleanup(func() { c.Close(); relayEnd.Close() })
 	return c, done, func() { clientEnd.(*net.UnixConn).CloseWrite() }
