@@ -75,7 +75,7 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 	f.write("config/sup/config.yaml", r.hostsConfig())
 
 	f.start("alpha")
-	f.start("charlie")
+	charliePane := f.start("charlie")
 	bravoPane := r.start("bravo")
 	r.start("delta")
 	f.stuck("alpha")
@@ -173,6 +173,13 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 	if again != win {
 		t.Fatalf("second next on the remote head shows %q, want the same window %q", again, win)
 	}
+
+	// skip passes over the remote head through its relay: the client
+	// lands on the next one, charlie, here.
+	if out, err := f.sup("skip", "--client", f.client.TTY); err != nil || !strings.Contains(out, "charlie") {
+		t.Fatalf("sup skip of the remote head: %v: %s", err, out)
+	}
+	f.wantClientOn(charliePane, "skip of remote:bravo")
 
 	// route --host runs the host's own route: a session that does not run
 	// there is started there (in its user's tmux) and triggered.

@@ -278,3 +278,48 @@ func collectHostsMetrics(ctx context.Context) (broker.Snapshot, error) {
 	}
 	return broker.HostsSnapshot(results), nil
 }
+
+// dialSession connects to s's supervisor: its socket on this host, or
+// through its host's relay (`sup relay --session`). done closes it.
+func dialSession(ctx context.Context, s broker.Session) (*ipc.Client, func(), error) {
+	if s.Host == "" {
+		c, err := ipc.Dial(s.Socket, dialTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { c.Close() }, nil
+	}
+	hosts, err := configuredHosts()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, h := range hosts {
+		if h.Name == s.Host {
+			hc, err := sshOf().DialHost(ctx, h, s.State.SessionID)
+			if err != nil {
+				return nil, nil, err
+			}
+			return hc.Client, hc.Close, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: host %s is no longer in hosts: of config.yaml", s.State.Name, s.Host)
+}
+
+// findHostTarget is FindTarget over sessions of every host, taking
+// host:TARGET apart first.
+func findHostTarget(sessions []broker.Session, target, wd string) (broker.Session, error) {
+	hosts, err := configuredHosts()
+	if err != nil {
+		return broker.Session{}, err
+	}
+	if h, rest, ok := splitHostTarget(target, hosts); ok {
+		var on []broker.Session
+		for _, s := range sessions {
+			if hostOf(s) == h {
+				on = append(on, s)
+			}
+		}
+		return broker.FindTarget(on, rest, wd)
+	}
+	return broker.FindTarget(sessions, target, wd)
+}

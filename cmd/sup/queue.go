@@ -194,15 +194,16 @@ func skipCommand() *cli.Command {
 				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)
 			}
 			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
-			sessions, err := discoverAll(ctx, fanoutTimeout)
+			results, err := discoverHosts(ctx, nil)
 			if err != nil {
 				return err
 			}
+			sessions := broker.AllSessions(results)
 			q := broker.Queue(sessions, time.Now())
 			var victim broker.Session
 			if cmd.Args().Len() == 1 {
 				wd, _ := os.Getwd() // Best effort: only document-path targets need it.
-				if victim, err = broker.FindTarget(sessions, cmd.Args().First(), wd); err != nil {
+				if victim, err = findHostTarget(sessions, cmd.Args().First(), wd); err != nil {
 					return err
 				}
 			} else {
@@ -219,7 +220,7 @@ func skipCommand() *cli.Command {
 			}
 			// The new order follows from the answer; no second round trip.
 			for i := range sessions {
-				if sessions[i].Socket == victim.Socket {
+				if sessions[i].Socket == victim.Socket && sessions[i].Host == victim.Host {
 					sessions[i].State.WaitingSince, sessions[i].State.SkipUntil = res.WaitingSince, res.SkipUntil
 				}
 			}
@@ -237,11 +238,11 @@ func skipCommand() *cli.Command {
 
 func skipSession(ctx context.Context, s broker.Session, cooldown time.Duration) (ipc.SkipResult, error) {
 	var res ipc.SkipResult
-	c, err := ipc.Dial(s.Socket, dialTimeout)
+	c, done, err := dialSession(ctx, s)
 	if err != nil {
 		return res, err
 	}
-	defer c.Close()
+	defer done()
 	err = call(ctx, c, ipc.MethodSkip, ipc.SkipParams{CooldownMS: cooldown.Milliseconds()}, &res)
 	return res, err
 }
