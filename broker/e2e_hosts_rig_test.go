@@ -42,8 +42,10 @@ type remoteHost struct {
 
 // hostsConfig is the local config.yaml's hosts: of a remote rig.
 func (r *remoteHost) hostsConfig() string {
-	return fmt.Sprintf("hosts:\n  - {name: remote, ssh: remote, sup: %s}\n  - {name: wrongkey, ssh: wrongkey, sup: %s}\n  - {name: blackhole, ssh: blackhole, sup: %s}\n",
-		r.bin+"/sup", r.bin+"/sup", r.bin+"/sup")
+	// oldsup: a sup without a relay (false exits 1, as an older sup's
+	// usage error does).
+	return fmt.Sprintf("hosts:\n  - {name: remote, ssh: remote, sup: %[1]s}\n  - {name: wrongkey, ssh: wrongkey, sup: %[1]s}\n"+
+		"  - {name: blackhole, ssh: blackhole, sup: %[1]s}\n  - {name: oldsup, ssh: remote, sup: /bin/false}\n", r.bin+"/sup")
 }
 
 // remoteConfig is the remote user's config.yaml: fakeagent -ack's marker

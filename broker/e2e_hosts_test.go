@@ -102,7 +102,7 @@ func TestE2EHostsQueueAndTrigger(t *testing.T) {
 	if want := []string{local + ":alpha", "remote:bravo", local + ":charlie"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("queue %v, want %v (stderr %s)", got, want, stderr)
 	}
-	for _, w := range []string{"host wrongkey: auth failed", "host blackhole: unreachable: no answer within"} {
+	for _, w := range []string{"host wrongkey: auth failed", "host blackhole: unreachable: no answer within", "host oldsup: version mismatch"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr %q: want %q", stderr, w)
 		}
