@@ -154,29 +154,12 @@ func withRemoteTarget(ctx context.Context, cmd *cli.Command, hosts []broker.Host
 		}
 		return err
 	}
-	if s.Host == "" {
-		c, err := ipc.Dial(s.Socket, dialTimeout)
-		if err != nil {
-			return fmt.Errorf("connect to %s: %w", s.State.Name, err)
-		}
-		defer c.Close()
-		return fn(c, s)
-	}
-	var h broker.Host
-	for _, x := range hosts {
-		if x.Name == s.Host {
-			h = x
-		}
-	}
-	hc, err := f.SSH.DialHost(ctx, h, s.State.SessionID)
+	c, done, err := dialSession(ctx, s)
 	if err != nil {
-		return err
+		return fmt.Errorf("connect to %s: %w", s.State.Name, err)
 	}
-	defer hc.Close()
-	if err := fn(hc.Client, s); err != nil {
-		return hc.Explain(err)
-	}
-	return nil
+	defer done()
+	return fn(c, s)
 }
 
 // originRequester names the origin host in a remote trigger's requester,
