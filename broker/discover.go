@@ -19,8 +19,9 @@ import (
 
 // Session is one live supervisor as discovery found it.
 type Session struct {
-	Socket string
+	Socket string // on Host, when Host is set
 	State  ipc.State
+	Host   string // another host's name (hosts: in config.yaml); "" for this host
 }
 
 // SocketError is a socket that could not be asked for its state.

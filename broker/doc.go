@@ -21,6 +21,14 @@
 //     its conversation; every step goes to the audit trail.
 //   - FollowAll streams every supervisor's events (`sup events --all`),
 //     and WriteMetrics renders the fleet's metrics.
+//   - Hosts (specs/broker.md "Hosts"): ServeRelay is `sup relay`, the v1
+//     protocol over ssh's stdio for one host's supervisors (RelayConnect
+//     its one-session pipe); SSH.DialHost reaches it through one
+//     multiplexed ssh connection per host; Fanout.DiscoverHosts asks every
+//     host at once, each within its own deadline, and leaves the host
+//     cache that ReadHostCaches gives the status line; SSH.FollowHost
+//     streams a host's events across relay restarts by seq; JumpRemote
+//     shows a remote pane in a local window over ssh.
 //
 // It keeps no state of its own: every fact lives in a supervisor or in the
 // files of supervisor/store, so nothing is lost when no broker runs. It

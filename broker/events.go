@@ -15,6 +15,7 @@ import (
 
 // SessionEvent is one event of one supervisor, as FollowAll merges them.
 type SessionEvent struct {
+	Host    string         `json:"host,omitempty"` // set when hosts: are configured
 	Session string         `json:"session"`
 	Name    string         `json:"name"`
 	Event   string         `json:"event"`
@@ -33,6 +34,18 @@ type SessionEvent struct {
 // events of a supervisor that appeared between two scans may be missed;
 // its state is current at subscription.
 func FollowAll(ctx context.Context, dir string, rescan time.Duration, emit func(SessionEvent)) error {
+	return followAll(ctx, dir, rescan, nil, emit)
+}
+
+// gapEvent is the SessionEvent followAll emits when a supervisor no
+// longer buffered some events after the seq asked for (Data["since"]; Seq
+// is the supervisor's seq at the resubscription).
+const gapEvent = "gap"
+
+// followAll is FollowAll; since, when not nil, gives for a session id the
+// last seq already seen, and that supervisor is subscribed with since_seq
+// (ipc's replay) instead of live.
+func followAll(ctx context.Context, dir string, rescan time.Duration, since func(id string) (uint64, bool), emit func(SessionEvent)) error {
 	var (
 		mu        sync.Mutex
 		following = map[string]bool{}
@@ -62,7 +75,7 @@ func FollowAll(ctx context.Context, dir string, rescan time.Duration, emit func(
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					follow(ctx, path, out)
+					follow(ctx, path, since, out)
 					mu.Lock()
 					delete(following, path)
 					mu.Unlock()
@@ -79,7 +92,7 @@ func FollowAll(ctx context.Context, dir string, rescan time.Duration, emit func(
 }
 
 // follow streams one supervisor's events until it ends or ctx does.
-func follow(ctx context.Context, path string, out func(SessionEvent)) {
+func follow(ctx context.Context, path string, since func(string) (uint64, bool), out func(SessionEvent)) {
 	c, err := ipc.Dial(path, time.Second)
 	if err != nil {
 		return // stale or gone: Discover's business
@@ -92,7 +105,15 @@ func follow(ctx context.Context, path string, out func(SessionEvent)) {
 	err = c.Call(callCtx, ipc.MethodState, nil, &st)
 	var sub *ipc.Subscription
 	if err == nil {
-		sub, err = c.Subscribe(callCtx, nil)
+		if last, ok := sinceOf(since, st.SessionID); ok {
+			var res ipc.SubscribeResult
+			sub, res, err = c.SubscribeSince(callCtx, nil, last)
+			if err == nil && res.Gap {
+				out(SessionEvent{Session: st.SessionID, Name: st.Name, Event: gapEvent, Seq: res.Seq, Data: map[string]any{"since": last}})
+			}
+		} else {
+			sub, err = c.Subscribe(callCtx, nil)
+		}
 	}
 	cancel()
 	if err != nil {
@@ -105,4 +126,11 @@ func follow(ctx context.Context, path string, out func(SessionEvent)) {
 		}
 		out(SessionEvent{Session: st.SessionID, Name: st.Name, Event: ev.Event, Seq: ev.Seq, At: ev.At, Data: ev.Data})
 	}
+}
+
+func sinceOf(since func(string) (uint64, bool), id string) (uint64, bool) {
+	if since == nil {
+		return 0, false
+	}
+	return since(id)
 }

@@ -29,21 +29,42 @@ var (
 // not answer.
 type Snapshot struct {
 	Sessions   []Session
-	Metrics    map[string]ipc.MetricsResult
+	Metrics    map[string]ipc.MetricsResult // by MetricsKey
 	Unanswered int
+	// LocalHost, when set (hosts: are configured), labels this host's
+	// sessions host="…" as the other hosts' are by their names.
+	LocalHost string
+	// HostUp says, per host, whether it answered (sup_host_up); empty
+	// without hosts.
+	HostUp map[string]bool
+}
+
+// MetricsKey is a session's key in Snapshot.Metrics: its socket, with its
+// host for another host's (the same path may exist on two hosts).
+func MetricsKey(s Session) string {
+	if s.Host == "" {
+		return s.Socket
+	}
+	return s.Host + ":" + s.Socket
 }
 
 // WriteMetrics writes the Prometheus text exposition (format 0.0.4) of a
 // snapshot: fleet-wide series, then per-session ones labelled by session,
 // name, workspace, role and profile.
 func WriteMetrics(w io.Writer, snap Snapshot, now time.Time) error {
-	m := &metricWriter{w: w}
+	m := &metricWriter{w: w, localHost: snap.LocalHost}
 	sessions := snap.Sessions
 	q := Queue(sessions, now)
 	m.family("sup_sessions", "gauge", "Live supervisors that answered.")
 	m.sample("sup_sessions", "", float64(len(sessions)))
 	m.family("sup_discovery_unanswered", "gauge", "Sockets that did not answer the state call.")
 	m.sample("sup_discovery_unanswered", "", float64(snap.Unanswered))
+	if len(snap.HostUp) > 0 {
+		m.family("sup_host_up", "gauge", "1 when the host (hosts: in config.yaml, and this one) answered, 0 when it was unreachable, refused the key or runs an older sup.")
+		for _, h := range slices.Sorted(maps.Keys(snap.HostUp)) {
+			m.sample("sup_host_up", `host="`+escapeLabel(h)+`"`, bool01(snap.HostUp[h]))
+		}
+	}
 	m.family("sup_sessions_by_activity", "gauge", "Sessions by the agent's activity.")
 	for _, a := range activities {
 		n := 0
@@ -86,7 +107,7 @@ func WriteMetrics(w io.Writer, snap Snapshot, now time.Time) error {
 	m.family("sup_session_triggers_total", "counter", "Triggers by final outcome since the supervisor started.")
 	for _, s := range sessions {
 		for _, o := range slices.Sorted(maps.Keys(s.State.Triggers)) {
-			m.sample("sup_session_triggers_total", labels(s, "outcome", o), float64(s.State.Triggers[o]))
+			m.sample("sup_session_triggers_total", m.labels(s, "outcome", o), float64(s.State.Triggers[o]))
 		}
 	}
 	m.supervisorMetrics(snap)
@@ -101,8 +122,9 @@ func waitingSeconds(st ipc.State, now time.Time) float64 {
 }
 
 type metricWriter struct {
-	w   io.Writer
-	err error
+	w         io.Writer
+	err       error
+	localHost string // Snapshot.LocalHost
 }
 
 func (m *metricWriter) printf(format string, args ...any) {
@@ -131,7 +153,7 @@ func (m *metricWriter) stateSet(name, help string, sessions []Session, label str
 	for _, s := range sessions {
 		cur := of(s.State)
 		for _, v := range values {
-			m.sample(name, labels(s, label, v), bool01(cur == v))
+			m.sample(name, m.labels(s, label, v), bool01(cur == v))
 		}
 	}
 }
@@ -140,7 +162,7 @@ func (m *metricWriter) stateSet(name, help string, sessions []Session, label str
 func (m *metricWriter) perSession(name, typ, help string, sessions []Session, value func(ipc.State) float64) {
 	m.family(name, typ, help)
 	for _, s := range sessions {
-		m.sample(name, labels(s), value(s.State))
+		m.sample(name, m.labels(s), value(s.State))
 	}
 }
 
@@ -151,10 +173,15 @@ func bool01(b bool) float64 {
 	return 0
 }
 
-// labels is the session's label set plus extra name/value pairs.
-func labels(s Session, extra ...string) string {
+// labels is the session's label set plus extra name/value pairs; with
+// hosts, host comes first.
+func (m *metricWriter) labels(s Session, extra ...string) string {
 	st := s.State
-	kv := append([]string{"session", st.SessionID, "name", st.Name, "workspace", st.Workspace, "role", st.Role, "profile", st.Profile}, extra...)
+	var kv []string
+	if host := orDefault(s.Host, m.localHost); host != "" {
+		kv = append(kv, "host", host)
+	}
+	kv = append(append(kv, "session", st.SessionID, "name", st.Name, "workspace", st.Workspace, "role", st.Role, "profile", st.Profile), extra...)
 	parts := make([]string, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		parts = append(parts, kv[i]+`="`+escapeLabel(kv[i+1])+`"`)

@@ -93,7 +93,7 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 		h ipc.Histogram
 	}{}
 	for _, s := range snap.Sessions {
-		r, ok := snap.Metrics[s.Socket]
+		r, ok := snap.Metrics[MetricsKey(s)]
 		if !ok {
 			continue
 		}
@@ -123,7 +123,7 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 		full := "sup_session_" + name
 		m.family(full, "counter", helpFor(name))
 		for _, c := range counters[name] {
-			m.sample(full, labels(c.s, c.labels...), c.v)
+			m.sample(full, m.labels(c.s, c.labels...), c.v)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(hists)) {
@@ -149,11 +149,11 @@ func (m *metricWriter) histogram(name string, s Session, h ipc.Histogram) {
 		return // malformed: better absent than wrong
 	}
 	for i, b := range h.Bounds {
-		m.sample(name+"_bucket", labels(s, "le", formatValue(b/1000)), float64(h.Counts[i]))
+		m.sample(name+"_bucket", m.labels(s, "le", formatValue(b/1000)), float64(h.Counts[i]))
 	}
-	m.sample(name+"_bucket", labels(s, "le", "+Inf"), float64(h.Counts[len(h.Bounds)]))
-	m.sample(name+"_sum", labels(s), h.Sum/1000)
-	m.sample(name+"_count", labels(s), float64(h.Count))
+	m.sample(name+"_bucket", m.labels(s, "le", "+Inf"), float64(h.Counts[len(h.Bounds)]))
+	m.sample(name+"_sum", m.labels(s), h.Sum/1000)
+	m.sample(name+"_count", m.labels(s), float64(h.Count))
 }
 
 // validMetricName keeps names a supervisor sends to what the text format

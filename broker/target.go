@@ -52,7 +52,11 @@ func listing(sessions []Session) string {
 	var b strings.Builder
 	b.WriteString(":")
 	for _, s := range sessions {
-		fmt.Fprintf(&b, "\n  %s  %-16s %s", s.State.SessionID, s.State.Name, s.State.Document)
+		id := s.State.SessionID
+		if s.Host != "" {
+			id = s.Host + ":" + id // how to name it without ambiguity
+		}
+		fmt.Fprintf(&b, "\n  %s  %-16s %s", id, s.State.Name, s.State.Document)
 	}
 	return b.String()
 }

@@ -60,7 +60,14 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 		}
 		return nil, fmt.Errorf("ipc: %w", err)
 	}
-	return &Client{conn: nc, br: bufio.NewReader(nc), sem: make(chan struct{}, 1)}, nil
+	return NewClient(nc), nil
+}
+
+// NewClient is a Client on an established connection that speaks v1, such
+// as a relay's stdio over ssh (broker.DialHost): no socket to dial and no
+// stale-socket handling.
+func NewClient(nc net.Conn) *Client {
+	return &Client{conn: nc, br: bufio.NewReader(nc), sem: make(chan struct{}, 1)}
 }
 
 // Close closes the connection. It may be called at any time, from any
@@ -237,9 +244,22 @@ type Subscription struct {
 // from then on. An unknown event name gives a BAD_REQUEST *Error and leaves
 // the Client usable.
 func (c *Client) Subscribe(ctx context.Context, events []string) (*Subscription, error) {
+	sub, _, err := c.subscribe(ctx, SubscribeParams{Events: events})
+	return sub, err
+}
+
+// SubscribeSince is Subscribe that first replays the server's buffered
+// events numbered above since (specs/ipc.md, since_seq); the result tells
+// the last seq before the stream and whether some events after since were
+// no longer buffered.
+func (c *Client) SubscribeSince(ctx context.Context, events []string, since uint64) (*Subscription, SubscribeResult, error) {
+	return c.subscribe(ctx, SubscribeParams{Events: events, SinceSeq: &since})
+}
+
+func (c *Client) subscribe(ctx context.Context, p SubscribeParams) (*Subscription, SubscribeResult, error) {
 	var res SubscribeResult
 	err := c.do(ctx, func() error {
-		if err := c.call(ctx, MethodSubscribe, SubscribeParams{Events: events}, &res); err != nil {
+		if err := c.call(ctx, MethodSubscribe, p, &res); err != nil {
 			return err
 		}
 		c.sub = true
@@ -247,9 +267,9 @@ func (c *Client) Subscribe(ctx context.Context, events []string) (*Subscription,
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
-	return &Subscription{c: c, events: res.Events}, nil
+	return &Subscription{c: c, events: res.Events}, res, nil
 }
 
 // Events lists the event names this stream carries, as the server

@@ -47,16 +47,16 @@ func (s *Server) Publish(event string, data map[string]any) {
 		return
 	}
 	s.seq++
-	var frame []byte
+	// Every event is encoded, subscribers or not: the replay buffer keeps
+	// it for a subscriber that reconnects (subscribe's since_seq).
+	frame := s.encodeEvent(&Event{Event: event, Seq: s.seq, At: time.Now().UnixMilli(), Data: data})
+	if frame == nil {
+		return
+	}
+	s.replay.add(bufferedEvent{seq: s.seq, event: event, frame: frame})
 	for sub := range s.subs {
 		if !sub.wants(event) {
 			continue
-		}
-		if frame == nil {
-			frame = s.encodeEvent(&Event{Event: event, Seq: s.seq, At: time.Now().UnixMilli(), Data: data})
-			if frame == nil {
-				return
-			}
 		}
 		select {
 		case sub.ch <- frame:
@@ -127,16 +127,22 @@ func (c *conn) subscribe(req *Request) bool {
 
 	// Register before answering, so that no event published after the
 	// answer is missed; events published meanwhile wait in the buffer.
+	// The replay goes into the same buffer first, under the same lock, so
+	// it and the live events neither overlap nor leave a hole.
 	s.subMu.Lock()
 	if s.subs == nil {
 		s.subMu.Unlock()
 		return true
 	}
+	res := SubscribeResult{Events: names, Seq: s.seq}
+	if p.SinceSeq != nil {
+		res.Gap = s.replay.replay(*p.SinceSeq, s.seq, sub)
+	}
 	s.subs[sub] = struct{}{}
 	s.subMu.Unlock()
 	defer s.unsubscribe(sub)
 
-	if !c.respond(req.ID, SubscribeResult{Events: names}, nil) {
+	if !c.respond(req.ID, res, nil) {
 		return true
 	}
 	c.log.Debug("ipc: subscribed", "events", names)

@@ -31,11 +31,21 @@ type HelloResult struct {
 // SubscribeParams are the params of subscribe.
 type SubscribeParams struct {
 	Events []string `msgpack:"events,omitempty"` // empty: all events
+	// SinceSeq, when set, replays the buffered events numbered above it
+	// before the live ones, so a subscriber that reconnects loses nothing
+	// that is still in the server's replay buffer (SubscribeResult.Gap
+	// says when some was not).
+	SinceSeq *uint64 `msgpack:"since_seq,omitempty"`
 }
 
 // SubscribeResult answers subscribe before the event stream starts.
 type SubscribeResult struct {
 	Events []string `msgpack:"events"` // the events this stream will carry
+	// Seq is the last seq published before the stream starts (0: none).
+	Seq uint64 `msgpack:"seq"`
+	// Gap, with since_seq: events after since_seq were no longer buffered,
+	// so the replay starts later than asked (re-read state).
+	Gap bool `msgpack:"gap"`
 }
 
 // HelloParams are the optional params of hello.

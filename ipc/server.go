@@ -149,9 +149,10 @@ type Server struct {
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
 
-	subMu sync.Mutex
-	subs  map[*subscriber]struct{} // nil once closed
-	seq   uint64
+	subMu  sync.Mutex
+	subs   map[*subscriber]struct{} // nil once closed
+	seq    uint64
+	replay replayBuffer // the last EventBuffer events, for since_seq
 }
 
 // NewServer returns a server with cfg's limits (defaults filled in) and only
@@ -167,6 +168,7 @@ func NewServer(cfg ServerConfig) *Server {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
 		subs:      map[*subscriber]struct{}{},
+		replay:    replayBuffer{max: cfg.EventBuffer},
 	}
 	for _, e := range cfg.Events {
 		if !s.evSet[e] {

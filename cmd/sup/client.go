@@ -28,6 +28,11 @@ func runtimeDir() string { return ipc.RuntimeDir(os.Getenv) }
 // withTarget finds the session TARGET names and calls fn with a client
 // connected to its socket.
 func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Session) error) error {
+	if hosts, err := configuredHosts(); err != nil {
+		return err
+	} else if len(hosts) > 0 {
+		return withRemoteTarget(ctx, cmd, hosts, fn)
+	}
 	res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
 	if err != nil {
 		return err
@@ -267,13 +272,13 @@ func eventsCommand() *cli.Command {
 	return &cli.Command{
 		Name: "events", Usage: "follow a session's events (or every session's with --all), one JSON line each", ArgsUsage: "TARGET",
 		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "event", Usage: "only these events (lifecycle, resize, client); repeatable"},
-			&cli.BoolFlag{Name: "all", Usage: "every session, new ones included, each line naming its session"}},
+			&cli.BoolFlag{Name: "all", Usage: "every session, new ones included, each line naming its session"}, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Bool("all") {
 				if cmd.Args().Len() > 0 || len(cmd.StringSlice("event")) > 0 {
 					return fmt.Errorf("events: --all takes no TARGET and no --event (filter the JSON lines instead)")
 				}
-				return followAll(ctx)
+				return followAllHosts(ctx, cmd)
 			}
 			if err := targetArgs(cmd, 1); err != nil {
 				return err

@@ -49,19 +49,20 @@ func noArgs(cmd *cli.Command) error {
 func lsCommand() *cli.Command {
 	return &cli.Command{
 		Name: "ls", Usage: "list every live session",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			sessions, err := discoverAll(ctx, fanoutTimeout)
+			results, err := discoverHosts(ctx, cmd)
 			if err != nil {
 				return err
 			}
+			sessions := broker.AllSessions(results)
 			if cmd.Bool("json") {
-				states := make([]ipc.State, 0, len(sessions))
+				states := make([]hostState, 0, len(sessions))
 				for _, s := range sessions {
-					states = append(states, s.State)
+					states = append(states, hostState{Host: hostOf(s), State: s.State})
 				}
 				return printJSON(os.Stdout, states)
 			}
@@ -70,12 +71,19 @@ func lsCommand() *cli.Command {
 	}
 }
 
+// hostState is one line of `sup ls --json`: the state and its host.
+type hostState struct {
+	Host string `json:"host"`
+	ipc.State
+}
+
 func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
+	hosts := anyRemote(sessions)
+	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 	for _, s := range sessions {
 		st := s.State
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
+		fmt.Fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
 			st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
 	}
 	return tw.Flush()
@@ -120,4 +128,23 @@ func age(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// anyRemote reports whether a listing holds another host's session: then
+// it has a HOST column.
+func anyRemote(sessions []broker.Session) bool {
+	for _, s := range sessions {
+		if s.Host != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hostCell is a listing's first cell, HOST, when it has one.
+func hostCell(show bool, v string) string {
+	if !show {
+		return ""
+	}
+	return v + "\t"
 }

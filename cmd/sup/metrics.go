@@ -49,7 +49,7 @@ func metricsCommand() *cli.Command {
 // writeMetrics collects every supervisor's state and counters and writes
 // the exposition.
 func writeMetrics(ctx context.Context, w io.Writer) error {
-	snap, err := broker.CollectMetrics(ctx, runtimeDir(), fanoutTimeout)
+	snap, err := collectHostsMetrics(ctx)
 	if err != nil {
 		return err
 	}

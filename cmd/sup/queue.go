@@ -23,34 +23,39 @@ import (
 type queueItem struct {
 	Position int    `json:"position"` // 1-based
 	Cooling  bool   `json:"cooling"`  // skipped, cooldown running: not eligible as head
-	Socket   string `json:"socket"`
+	Socket   string `json:"socket"`   // on host
+	Host     string `json:"host"`     // the session's host: this one's short name, or a name of hosts:
 	ipc.State
 }
 
-func stuckQueue(ctx context.Context) ([]broker.Entry, error) {
-	sessions, err := discoverAll(ctx, fanoutTimeout)
+// stuckQueue is the queue of every host --host selects (cmd nil: all), in
+// one FIFO order.
+func stuckQueue(ctx context.Context) ([]broker.Entry, error) { return stuckQueueOf(ctx, nil) }
+
+func stuckQueueOf(ctx context.Context, cmd *cli.Command) ([]broker.Entry, error) {
+	results, err := discoverHosts(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	return broker.Queue(sessions, time.Now()), nil
+	return broker.Queue(broker.AllSessions(results), time.Now()), nil
 }
 
 func queueCommand() *cli.Command {
 	return &cli.Command{
 		Name: "queue", Usage: "list the sessions waiting on you, oldest first (skipped ones last, dimmed)",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			q, err := stuckQueue(ctx)
+			q, err := stuckQueueOf(ctx, cmd)
 			if err != nil {
 				return err
 			}
 			if cmd.Bool("json") {
 				items := make([]queueItem, 0, len(q))
 				for i, e := range q {
-					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, State: e.State})
+					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: hostOf(e.Session), State: e.State})
 				}
 				return printJSON(os.Stdout, items)
 			}
@@ -67,7 +72,12 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
+	sessions := make([]broker.Session, len(q))
+	for i, e := range q {
+		sessions[i] = e.Session
+	}
+	hosts := anyRemote(sessions)
+	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
@@ -76,7 +86,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
+		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
@@ -125,7 +135,7 @@ func (r reporter) say(format string, args ...any) {
 // jumpTo moves the caller's tmux client to e, or explains why it cannot.
 // Without a client it prints where e is and fails with status 1.
 func jumpTo(r reporter, e broker.Entry) error {
-	j, err := broker.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
+	j, err := jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
 	if errors.Is(err, broker.ErrNoTmux) {
 		fmt.Println(e.State.TmuxPane)
 		fmt.Fprintf(os.Stderr, "sup: %v\n", err)
@@ -184,15 +194,16 @@ func skipCommand() *cli.Command {
 				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)
 			}
 			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
-			sessions, err := discoverAll(ctx, fanoutTimeout)
+			results, err := discoverHosts(ctx, nil)
 			if err != nil {
 				return err
 			}
+			sessions := broker.AllSessions(results)
 			q := broker.Queue(sessions, time.Now())
 			var victim broker.Session
 			if cmd.Args().Len() == 1 {
 				wd, _ := os.Getwd() // Best effort: only document-path targets need it.
-				if victim, err = broker.FindTarget(sessions, cmd.Args().First(), wd); err != nil {
+				if victim, err = findHostTarget(sessions, cmd.Args().First(), wd); err != nil {
 					return err
 				}
 			} else {
@@ -209,7 +220,7 @@ func skipCommand() *cli.Command {
 			}
 			// The new order follows from the answer; no second round trip.
 			for i := range sessions {
-				if sessions[i].Socket == victim.Socket {
+				if sessions[i].Socket == victim.Socket && sessions[i].Host == victim.Host {
 					sessions[i].State.WaitingSince, sessions[i].State.SkipUntil = res.WaitingSince, res.SkipUntil
 				}
 			}
@@ -227,11 +238,11 @@ func skipCommand() *cli.Command {
 
 func skipSession(ctx context.Context, s broker.Session, cooldown time.Duration) (ipc.SkipResult, error) {
 	var res ipc.SkipResult
-	c, err := ipc.Dial(s.Socket, dialTimeout)
+	c, done, err := dialSession(ctx, s)
 	if err != nil {
 		return res, err
 	}
-	defer c.Close()
+	defer done()
 	err = call(ctx, c, ipc.MethodSkip, ipc.SkipParams{CooldownMS: cooldown.Milliseconds()}, &res)
 	return res, err
 }
@@ -250,7 +261,16 @@ func statusLineCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Println(statusLine(broker.Queue(sessions, time.Now())))
+			// Other hosts: what the last fan-out learnt (specs/broker.md
+			// "Hosts"), still a local read.
+			caches, err := broker.ReadHostCaches(runtimeDir())
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			line := statusLine(broker.Queue(append(sessions, broker.CachedSessions(caches)...), now))
+			fmt.Println(line + remoteSuffix(line, caches, now))
+			refreshHostCaches(caches, now)
 			return nil
 		},
 	}

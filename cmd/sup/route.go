@@ -30,6 +30,7 @@ func routeCommand() *cli.Command {
 			&cli.StringFlag{Name: "role", Usage: "the session's role"},
 			&cli.StringFlag{Name: "name", Usage: "the session's name"},
 			&cli.StringFlag{Name: "doc", Usage: "the document to start when no session runs and none is recorded"},
+			&cli.StringFlag{Name: "host", Usage: "route on this host (a name of hosts: in config.yaml): its own sup route runs there over ssh"},
 		}, append(triggerFlags(), jsonFlag)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			switch n := cmd.Args().Len(); {
@@ -37,6 +38,9 @@ func routeCommand() *cli.Command {
 				return fmt.Errorf("route: missing TEXT (or - to read it from stdin)")
 			case n > 1:
 				return fmt.Errorf("route: unexpected argument %q: quote TEXT as one argument", cmd.Args().Get(1))
+			}
+			if h := cmd.String("host"); h != "" && h != broker.LocalHostName() {
+				return routeOnHost(ctx, cmd, h)
 			}
 			p, err := buildTriggerParams(cmd, cmd.Args().First())
 			if err != nil {

@@ -42,6 +42,9 @@ func triggerCommand() *cli.Command {
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				ctx, cancel := context.WithTimeout(ctx, triggerWait)
 				defer cancel()
+				if s.Host != "" {
+					p.Requester = originRequester(p.Requester)
+				}
 				var r ipc.TriggerResult
 				if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
 					return err

@@ -31,6 +31,17 @@ type Config struct {
 	// (specs/supervisor.md, "Limits on disk"); zero fields: defaults.
 	Limits store.Limits  `yaml:",inline"`
 	Notify notify.Config `yaml:"notify"` // telling the human a session waits (specs/broker.md)
+	// Hosts are the other machines the broker spans (specs/broker.md,
+	// "Hosts"); the local host is always there and is not listed.
+	Hosts []HostConfig `yaml:"hosts"`
+}
+
+// HostConfig is one remote host of the broker: reached with
+// `ssh DESTINATION SUP relay`, ssh's options coming from ~/.ssh/config.
+type HostConfig struct {
+	Name string `yaml:"name"` // how sup names it: the host column, host:TARGET
+	SSH  string `yaml:"ssh"`  // ssh's destination: [user@]host or a Host alias
+	Sup  string `yaml:"sup"`  // sup's path on that host ("sup": its PATH)
 }
 
 // QueueConfig tunes this session's place in the stuck queue.
@@ -120,6 +131,9 @@ func (c Config) validate() error {
 	}
 	if err := c.Trigger.Validate(); err != nil {
 		return fmt.Errorf("trigger: %w", err)
+	}
+	if err := validateHosts(c.Hosts); err != nil {
+		return err
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

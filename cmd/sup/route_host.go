@@ -1,0 +1,60 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/urfave/cli/v3"
+)
+
+// routeOnHost is `sup route --host NAME`: the host's own `sup route` runs
+// there through ssh (the same multiplexed connection), so a missing
+// session is started by that host's route logic, registry and tmux. The
+// flags go as given (--doc is a path on that host), the requester names
+// this host, TEXT - passes stdin through, and its exit status is ours.
+func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
+	hosts, err := configuredHosts()
+	if err != nil {
+		return err
+	}
+	remote, _, err := broker.SelectHosts(hosts, name)
+	if err != nil {
+		return fmt.Errorf("route: %w", err)
+	}
+	if len(remote) != 1 {
+		return fmt.Errorf("route: --host %q: give one host, not all", name)
+	}
+	h := remote[0]
+	args := []string{h.Sup, "route"}
+	for _, f := range cmd.Flags {
+		n := f.Names()[0]
+		if n == "host" || n == "help" || !cmd.IsSet(n) {
+			continue
+		}
+		args = append(args, fmt.Sprintf("--%s=%v", n, cmd.Value(n)))
+	}
+	if !cmd.IsSet("requester") {
+		args = append(args, "--requester="+originRequester("cli:"+os.Getenv("USER")))
+	}
+	args = append(args, "--", cmd.Args().First())
+	argv := sshOf().Argv(h, false, args...)
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err = c.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() == 255:
+		return fmt.Errorf("route on host %s: ssh failed (its message is above)", h.Name)
+	case errors.As(err, &ee):
+		return exitError{ee.ExitCode()}
+	}
+	return fmt.Errorf("route on host %s: %w", h.Name, err)
+}
