@@ -87,6 +87,7 @@ func newRemoteHost(t testing.TB, rig *testutil.Rig) *remoteHost {
 	copyFile(t, rig.Bins.Sup, r.bin+"/sup")
 	copyFile(t, rig.Bins.FakeAgent, r.bin+"/fakeagent")
 	r.write(".config/sup/config.yaml", remoteConfig)
+	r.write(".config/sup/profiles/claude.yaml", testutil.FakeAgentProfile)
 
 	// Keys: the user's, a wrong one, the server's.
 	keys := t.TempDir()

@@ -264,7 +264,9 @@ func TestE2EHostsEventsSurviveRelayKill(t *testing.T) {
 		p := relayPIDs(r.uid)
 		return len(p) == 1 && p[0] != relays[0]
 	})
+	mu.Lock()
 	before := len(events)
+	mu.Unlock()
 	r.hook("bravo", "UserPromptSubmit")
 	r.hook("bravo", "Stop")
 	testutil.WaitUntil(t, 20*time.Second, "the events after the restart", func() bool {

@@ -167,7 +167,10 @@ func ServeRelay(ctx context.Context, in io.Reader, out io.Writer, cfg RelayConfi
 	defer stop()
 	go func() {
 		io.Copy(ourEnd, in) // Best effort: stdin closing is how the broker hangs up.
-		unix.Shutdown(int(ourEnd.Fd()), unix.SHUT_WR)
+		// Through SyscallConn, not Fd(): ourEnd may be closing meanwhile.
+		if rc, err := ourEnd.SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) { unix.Shutdown(int(fd), unix.SHUT_WR) }) // Best effort: closed is hung up too.
+		}
 	}()
 	_, err = io.Copy(out, ourEnd) // until the server closes the connection
 	if err != nil && !errors.Is(err, os.ErrClosed) {

@@ -68,15 +68,19 @@ func TestRelayProtocol(t *testing.T) {
 	// The relay subscribes within its first scan; the event after that
 	// comes through with alpha's own seq.
 	var got SessionEvent
+	next := make(chan ipc.Event, 16)
+	go func() { // one reader: Next is not for concurrent use
+		for {
+			ev, err := sub.Next()
+			if err != nil {
+				return
+			}
+			next <- ev
+		}
+	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for got.Event != "activity" && time.Now().Before(deadline) {
 		a.Set(ipc.State{SessionID: "aaaaaaaaaaaa", Name: "alpha", Activity: "busy", Summary: "x"})
-		next := make(chan ipc.Event, 1)
-		go func() {
-			if ev, err := sub.Next(); err == nil {
-				next <- ev
-			}
-		}()
 		select {
 		case ev := <-next:
 			got, _ = relayEvent("h", ev)

@@ -44,12 +44,17 @@ func NewRig(t testing.TB, configYAML string) *Rig {
 	// question 3 s after it starts (specs/detection.md, "Fallback"). A test
 	// of the fallback writes its own overlay; a test that triggers starts
 	// the fakeagent with -ready, since sup types into no unknown screen.
-	r.Write("config/sup/profiles/claude.yaml", "unknown_after: 1m\n")
+	r.Write("config/sup/profiles/claude.yaml", FakeAgentProfile)
 	if configYAML != "" {
 		r.Write("config/sup/config.yaml", configYAML)
 	}
 	return r
 }
+
+// FakeAgentProfile is the claude profile overlay under which a rig's fake
+// agents run (NewRig writes it; a rig of its own, such as one for another
+// user, writes it too): their screen stays unknown for the test's life.
+const FakeAgentProfile = "unknown_after: 1m\n"
 
 // Write writes content to rel, a path under the rig's dir, and returns the
 // full path.
