@@ -94,11 +94,12 @@ func (s SSH) watchHostOnce(ctx context.Context, h Host, deadline time.Duration, 
 	}
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	_, err = checkRelay(cctx, lister, MethodRelayList, MethodRelayWatch)
+	late := cctx.Err() != nil && ctx.Err() == nil
 	cancel()
+	if late {
+		return &HostError{Host: h.Name, Status: HostUnreachable, Reason: fmt.Sprintf("no answer within %s", deadline)}
+	}
 	if err != nil {
-		if cctx.Err() != nil && ctx.Err() == nil {
-			return &HostError{Host: h.Name, Status: HostUnreachable, Reason: fmt.Sprintf("no answer within %s", deadline)}
-		}
 		return err
 	}
 	if err := list(); err != nil {
