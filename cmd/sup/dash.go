@@ -29,13 +29,13 @@ func dashCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
+			f, local, err := fanout(cmd) // a bad --host is told before the terminal check
+			if err != nil {
+				return err
+			}
 			in, out := int(os.Stdin.Fd()), int(os.Stdout.Fd())
 			if !term.IsTerminal(in) || !term.IsTerminal(out) {
 				return errors.New("dash: needs a terminal on stdin and stdout (run it in a tmux pane or a popup)")
-			}
-			f, local, err := fanout(cmd)
-			if err != nil {
-				return err
 			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
