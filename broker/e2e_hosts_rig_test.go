@@ -87,6 +87,10 @@ func newRemoteHost(t testing.TB, rig *testutil.Rig) *remoteHost {
 	copyFile(t, rig.Bins.Sup, r.bin+"/sup")
 	copyFile(t, rig.Bins.FakeAgent, r.bin+"/fakeagent")
 	r.write(".config/sup/config.yaml", remoteConfig)
+	// As testutil.NewRig does locally: the fake agent's screen matches no
+	// claude rule, and the unrecognized-screen fallback (specs/detection.md)
+	// would put every idle session in the queue after 3 s.
+	r.write(".config/sup/profiles/claude.yaml", "unknown_after: 1m\n")
 
 	// Keys: the user's, a wrong one, the server's.
 	keys := t.TempDir()
