@@ -3,6 +3,7 @@
 package broker_test
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,8 +16,9 @@ import (
 // sup dash spans hosts: a remote session's row comes with its host and
 // turns stuck when its agent's Stop hook fires there; the hosts that do
 // not answer (a blackhole, a wrong key, an older sup) are lines with
-// their reasons while the local row is on screen from the start; Enter
-// on the remote row opens the local window attached to its pane.
+// their reasons while the local row is on screen from the start; t
+// triggers the remote session through its relay; Enter on the remote row
+// opens the local window attached to its pane.
 func TestE2EHostsDash(t *testing.T) {
 	f := newFleet(t, "")
 	r := newRemoteHost(t, f.Rig)
@@ -58,8 +60,20 @@ func TestE2EHostsDash(t *testing.T) {
 		t.Fatalf("bravo's row did not turn stuck: %q\n%s", line, screen)
 	}
 
-	// Enter on bravo (sorted after alpha): the remote window.
-	f.tm.SendKeys(dash, "j", "Enter")
+	// t on bravo (sorted after alpha): a trigger through the relay,
+	// delivered and audited there with this host as the origin.
+	f.tm.SendKeys(dash, "j", "t")
+	f.tm.WaitForScreen(t, dash, "trigger bravo: ", 10*time.Second)
+	f.tm.SendLiteral(dash, "hello from the dash")
+	f.tm.SendKeys(dash, "Enter")
+	f.tm.WaitForScreen(t, dash, "to bravo (attempt 1, acked by", 30*time.Second)
+	audit, err := os.ReadFile(r.auditFile())
+	if want := regexp.MustCompile(`"requester":"dash:[^"]*@` + regexp.QuoteMeta(local) + `"`); err != nil || !want.Match(audit) {
+		t.Fatalf("remote audit (%v) has no trigger by the dash naming %s:\n%s", err, local, audit)
+	}
+
+	// Enter on bravo: the remote window.
+	f.tm.SendKeys(dash, "Enter")
 	testutil.WaitUntil(t, 20*time.Second, "the client on the remote window", func() bool {
 		win, err := f.tm.Run("display-message", "-p", "-t", f.clientPane(), "#{window_name}")
 		return err == nil && win == "remote:bravo"
