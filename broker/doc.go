@@ -27,8 +27,9 @@
 //     multiplexed ssh connection per host; Fanout.DiscoverHosts asks every
 //     host at once, each within its own deadline, and leaves the host
 //     cache that ReadHostCaches gives the status line; SSH.FollowHost
-//     streams a host's events across relay restarts by seq; JumpRemote
-//     shows a remote pane in a local window over ssh.
+//     streams a host's events across relay restarts by seq, and
+//     SSH.WatchHost is Watch for a host (the dashboard's remote rows);
+//     JumpRemote shows a remote pane in a local window over ssh.
 //
 // It keeps no state of its own: every fact lives in a supervisor or in the
 // files of supervisor/store, so nothing is lost when no broker runs. It

@@ -26,24 +26,7 @@ const (
 // it; when it no longer does, a "gap" event says so.
 func (s SSH) FollowHost(ctx context.Context, h Host, emit func(SessionEvent), report func(error)) {
 	last := map[string]uint64{}
-	backoff := time.Duration(0)
-	for ctx.Err() == nil {
-		start := time.Now()
-		err := s.followOnce(ctx, h, last, emit)
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(start) > time.Minute {
-			backoff = 0 // it ran well: this is a new failure, not a flapping one
-		}
-		backoff = min(max(2*backoff, followBackoffMin), followBackoffMax)
-		report(fmt.Errorf("%w; following again in %s", err, backoff))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-	}
+	retryWithBackoff(ctx, "following", func() error { return s.followOnce(ctx, h, last, emit) }, report)
 }
 
 // followOnce runs one relay and streams its events until it ends.

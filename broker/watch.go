@@ -29,6 +29,11 @@ const (
 	// that it exists again (or from the start).
 	DirMissing
 	DirPresent
+	// HostUp says another host's relay answers (WatchHost); HostDown that
+	// it does not, or no longer, with Err saying why: its rows are gone
+	// until it is back.
+	HostUp
+	HostDown
 )
 
 // Change is one thing Watch saw.
@@ -37,6 +42,8 @@ type Change struct {
 	Session Session  // SessionUpdated, SessionGone (Socket only for the latter)
 	Methods []string // SessionUpdated: the methods hello listed
 	Event   string   // SessionUpdated: the event that caused it; "" for the first state
+	Host    string   // HostUp, HostDown: the host's name
+	Err     error    // HostDown: why (a *HostError where the host was reached at all)
 }
 
 // watchEvents are the events that can change what a dashboard shows.

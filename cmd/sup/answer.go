@@ -42,6 +42,9 @@ func answerCommand() *cli.Command {
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.AnswerResult
+				if s.Host != "" {
+					p.Requester = originRequester(p.Requester)
+				}
 				err := call(ctx, c, ipc.MethodAnswer, p, &r)
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
@@ -156,14 +159,18 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	}
 }
 
-// answerSession sends an answer to one session (the picker, the dashboard).
+// answerSession sends an answer to one session of any host (the picker,
+// the dashboard).
 func answerSession(ctx context.Context, s broker.Session, p ipc.AnswerParams) (ipc.AnswerResult, error) {
 	var res ipc.AnswerResult
-	c, err := ipc.Dial(s.Socket, dialTimeout)
+	if s.Host != "" {
+		p.Requester = originRequester(p.Requester)
+	}
+	c, done, err := dialSession(ctx, s)
 	if err != nil {
 		return res, err
 	}
-	defer c.Close()
+	defer done()
 	err = call(ctx, c, ipc.MethodAnswer, p, &res)
 	return res, err
 }

@@ -24,9 +24,13 @@ func dashCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "dash",
 		Usage: "a full-screen live dashboard of every session (updated from their events); Enter jumps, t triggers, r restarts, s skips, ? help",
-		Flags: []cli.Flag{clientFlag},
+		Flags: []cli.Flag{clientFlag, hostFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			f, local, err := fanout(cmd) // a bad --host is told before the terminal check
+			if err != nil {
 				return err
 			}
 			in, out := int(os.Stdin.Fd()), int(os.Stdout.Fd())
@@ -49,10 +53,17 @@ func dashCommand() *cli.Command {
 			}
 			defer term.Restore(in, old) // Best effort: the terminal may be gone.
 			go sendSizes(ctx, p, out)
-			go func() {
-				// Best effort: Watch only fails when ctx ends.
-				_ = broker.Watch(ctx, dir, func(c broker.Change) { p.Send(changeMsg(c)) })
-			}()
+			if local {
+				go func() {
+					// Best effort: Watch only fails when ctx ends.
+					_ = broker.Watch(ctx, dir, func(c broker.Change) { p.Send(changeMsg(c)) })
+				}()
+			}
+			// Each other host on its own: one that does not answer is a
+			// line of its own and never holds up the others' rows.
+			for _, h := range f.Hosts {
+				go f.SSH.WatchHost(ctx, h, hostDeadline, func(c broker.Change) { p.Send(changeMsg(c)) })
+			}
 			fmt.Fprint(os.Stdout, "\x1b[?1049h\x1b[?25l") // alternate screen, no cursor
 			_, err = p.Run()
 			fmt.Fprint(os.Stdout, "\x1b[?25h\x1b[?1049l")
@@ -85,11 +96,11 @@ func sendSizes(ctx context.Context, p *tea.Program, fd int) {
 // dashIO is the dashboard's actions on real supervisors and tmux.
 func dashIO(ctx context.Context, client string) dashActions {
 	call1 := func(s broker.Session, method string, params, result any) error {
-		c, err := ipc.Dial(s.Socket, dialTimeout)
+		c, done, err := dialSession(ctx, s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.State.Name, err)
 		}
-		defer c.Close()
+		defer done()
 		if err := call(ctx, c, method, params, result); err != nil {
 			return fmt.Errorf("%s %s: %w", method, s.State.Name, err)
 		}
@@ -97,7 +108,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 	}
 	return dashActions{
 		jump: func(s broker.Session) (string, error) {
-			j, err := broker.Jump(ctx, broker.CallerTmux(os.Getenv), client, s)
+			j, err := jump(ctx, broker.CallerTmux(os.Getenv), client, s)
 			if err != nil {
 				return "", err
 			}
@@ -107,6 +118,9 @@ func dashIO(ctx context.Context, client string) dashActions {
 			p := ipc.TriggerParams{
 				TriggerID: fmt.Sprintf("dash-%d-%d", time.Now().UnixMilli(), os.Getpid()),
 				Reason:    "sup dash", Prompt: text, Requester: "dash:" + os.Getenv("USER"), Wait: true,
+			}
+			if s.Host != "" {
+				p.Requester = originRequester(p.Requester)
 			}
 			var r ipc.TriggerResult
 			if err := call1(s, ipc.MethodTrigger, p, &r); err != nil {

@@ -14,13 +14,16 @@ import (
 )
 
 // dashModel is `sup dash`'s state, changed only by Update: the sessions as
-// broker.Watch last reported them, the selection (kept by socket), the
-// filter, an input line and the last outcome. Its I/O (jump, trigger,
+// broker.Watch (this host) and broker.SSH.WatchHost (each other host) last
+// reported them, the hosts that do not answer, the selection (kept by
+// host and socket: two hosts may use the same socket path), the filter,
+// an input line and the last outcome. Its I/O (jump, trigger,
 // restart, skip) goes through dashActions as tea.Cmds, and its clock is
 // injected, so a test drives it with messages alone.
 type dashModel struct {
-	rows       map[string]dashRow // by socket
-	sel        string             // socket of the selected row
+	rows       map[string]dashRow // by rowKey
+	sel        string             // rowKey of the selected row
+	hostDown   map[string]string  // the hosts that do not answer: why
 	filter     string
 	mode       dashMode
 	input      string // the filter or trigger text being typed
@@ -39,6 +42,16 @@ type dashModel struct {
 type dashRow struct {
 	s       broker.Session
 	methods []string
+}
+
+// rowKey names a row: its host and socket.
+func rowKey(s broker.Session) string { return s.Host + "\x00" + s.Socket }
+
+// answers reports whether the row's supervisor takes answers: hello says
+// so on this host; another host's rows come without hello (relay.list),
+// so `a` is offered and an older sup refuses it itself.
+func (r dashRow) answers() bool {
+	return r.methods == nil && r.s.Host != "" || slices.Contains(r.methods, answerMethod)
 }
 
 type dashMode int
@@ -79,7 +92,7 @@ type (
 const answerMethod = "answer"
 
 func newDashModel(dir string, now func() time.Time, act dashActions) *dashModel {
-	return &dashModel{rows: map[string]dashRow{}, dir: dir, now: now, act: act}
+	return &dashModel{rows: map[string]dashRow{}, hostDown: map[string]string{}, dir: dir, now: now, act: act}
 }
 
 func (m *dashModel) Init() tea.Cmd { return nil }
@@ -90,7 +103,7 @@ func (m *dashModel) visible() []dashRow {
 	f := strings.ToLower(m.filter)
 	for _, r := range m.rows {
 		st := r.s.State
-		hay := strings.ToLower(strings.Join([]string{st.Name, st.SessionID, st.Workspace, st.Role, st.Profile, st.Activity, st.Lifecycle, st.Summary}, " "))
+		hay := strings.ToLower(strings.Join([]string{r.s.Host, st.Name, st.SessionID, st.Workspace, st.Role, st.Profile, st.Activity, st.Lifecycle, st.Summary}, " "))
 		if f == "" || strings.Contains(hay, f) {
 			out = append(out, r)
 		}
@@ -99,6 +112,9 @@ func (m *dashModel) visible() []dashRow {
 		a, b := out[i].s.State, out[j].s.State
 		if a.Name != b.Name {
 			return a.Name < b.Name
+		}
+		if out[i].s.Host != out[j].s.Host {
+			return out[i].s.Host < out[j].s.Host
 		}
 		return a.SessionID < b.SessionID
 	})
@@ -109,7 +125,7 @@ func (m *dashModel) visible() []dashRow {
 // selection is filtered out or gone.
 func (m *dashModel) selected(rows []dashRow) (int, bool) {
 	for i, r := range rows {
-		if r.s.Socket == m.sel {
+		if rowKey(r.s) == m.sel {
 			return i, true
 		}
 	}
@@ -141,13 +157,17 @@ func (m *dashModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *dashModel) apply(c broker.Change) {
 	switch c.Kind {
 	case broker.SessionUpdated:
-		m.rows[c.Session.Socket] = dashRow{s: c.Session, methods: c.Methods}
+		m.rows[rowKey(c.Session)] = dashRow{s: c.Session, methods: c.Methods}
 	case broker.SessionGone:
-		delete(m.rows, c.Session.Socket)
+		delete(m.rows, rowKey(c.Session))
 	case broker.DirMissing:
 		m.dirMissing = true
 	case broker.DirPresent:
 		m.dirMissing = false
+	case broker.HostUp:
+		delete(m.hostDown, c.Host)
+	case broker.HostDown:
+		m.hostDown[c.Host] = c.Err.Error()
 	}
 }
 
@@ -224,17 +244,17 @@ func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.help = true
 	case "up", "k":
 		if ok && i > 0 {
-			m.sel = rows[i-1].s.Socket
+			m.sel = rowKey(rows[i-1].s)
 		}
 	case "down", "j":
 		if ok && i+1 < len(rows) {
-			m.sel = rows[i+1].s.Socket
+			m.sel = rowKey(rows[i+1].s)
 		}
 	case "/":
 		m.mode, m.input = dashFilter, m.filter
 	case "t":
 		if ok {
-			m.sel = cur.Socket
+			m.sel = rowKey(cur)
 			m.mode, m.input = dashTrigger, ""
 		}
 	case "enter":
@@ -252,12 +272,12 @@ func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "a":
 		if ok {
 			switch {
-			case !slices.Contains(rows[i].methods, answerMethod):
+			case !rows[i].answers():
 				m.status = fmt.Sprintf("answer: not supported by the sup running %s (its supervisor has no %q method)", cur.State.Name, answerMethod)
 			case cur.State.PromptID == "":
 				m.status = fmt.Sprintf("answer: %s shows no prompt (activity %s)", cur.State.Name, cur.State.Activity)
 			default:
-				m.sel = cur.Socket
+				m.sel = rowKey(cur)
 				m.mode, m.input = dashAnswer, ""
 			}
 		}

@@ -48,19 +48,28 @@ type recorder struct{ calls []string }
 func (r *recorder) actions() dashActions {
 	rec := func(what string) func(broker.Session) (string, error) {
 		return func(s broker.Session) (string, error) {
-			r.calls = append(r.calls, what+" "+s.State.Name)
+			r.calls = append(r.calls, what+" "+named(s))
 			return what + " done", nil
 		}
 	}
 	return dashActions{jump: rec("jump"), restart: rec("restart"), skip: rec("skip"),
 		trigger: func(s broker.Session, text string) (string, error) {
-			r.calls = append(r.calls, "trigger "+s.State.Name+" "+text)
+			r.calls = append(r.calls, "trigger "+named(s)+" "+text)
 			return "delivered", nil
 		},
 		answer: func(s broker.Session, choice string) (string, error) {
-			r.calls = append(r.calls, "answer "+s.State.Name+" "+s.State.PromptID+" "+choice)
+			r.calls = append(r.calls, "answer "+named(s)+" "+s.State.PromptID+" "+choice)
 			return "answered", nil
 		}}
+}
+
+// named is a session as the recorder writes it: host:name for another
+// host's.
+func named(s broker.Session) string {
+	if s.Host != "" {
+		return s.Host + ":" + s.State.Name
+	}
+	return s.State.Name
 }
 
 func newTestDash(r *recorder) *dashModel {
@@ -181,6 +190,57 @@ func TestDashModelKeys(t *testing.T) {
 	keys(m, "x")
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil || cmd() != tea.Quit() {
 		t.Error("q does not quit")
+	}
+}
+
+// TestDashModelHosts: another host's rows come with a HOST column, keyed
+// by host and socket (the same path on two hosts is two rows); the keys
+// act on the remote session, `a` is offered without hello; a host that
+// does not answer is a line with its reason beside the local rows, and
+// its rows are gone until it is back.
+func TestDashModelHosts(t *testing.T) {
+	r := &recorder{}
+	m := newTestDash(r)
+	m.Update(changeMsg(sessionAt("a", "alpha", "ready", 0)))
+	if strings.Contains(m.View(), "HOST") {
+		t.Errorf("a HOST column with this host only:\n%s", m.View())
+	}
+	far := sessionAt("a", "alpha", "needs_confirmation", dashNow.Add(-5*time.Second).UnixMilli())
+	far.Session.Host, far.Methods = "gpu", nil
+	far.Session.State.PromptID = "p9"
+	m.Update(changeMsg(far))
+	v := m.View()
+	if !strings.Contains(v, "HOST") || !strings.Contains(v, "2 sessions · 1 waiting on you") || !strings.Contains(v, "gpu          alpha") {
+		t.Fatalf("want both alphas, the remote one with its host:\n%s", v)
+	}
+	run := func(cmds []tea.Cmd) {
+		for _, c := range cmds {
+			if c != nil {
+				m.Update(c())
+			}
+		}
+	}
+	keys(m, "down")
+	run(keys(m, "enter"))
+	run(keys(m, "s"))
+	run(keys(m, "a", "2", "enter"))
+	run(keys(m, "t", "go", "enter"))
+	if got, want := strings.Join(r.calls, "|"), "jump gpu:alpha|skip gpu:alpha|answer gpu:alpha p9 2|trigger gpu:alpha go"; got != want {
+		t.Fatalf("actions %q, want %q", got, want)
+	}
+
+	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Session{Host: "gpu", Socket: "/rt/a.sock"}}))
+	m.Update(changeMsg(broker.Change{Kind: broker.HostDown, Host: "gpu", Err: &broker.HostError{Host: "gpu", Status: broker.HostUnreachable, Reason: "no answer within 4s"}}))
+	v = m.View()
+	if !strings.Contains(v, "\x1b[31mhost gpu: unreachable: no answer within 4s") {
+		t.Errorf("no line for the host that does not answer:\n%s", v)
+	}
+	if !strings.Contains(v, "1 sessions") || !strings.Contains(v, "ready") || strings.Contains(v, "needs_confirmation") {
+		t.Errorf("the local row must stay, the remote one go:\n%s", v)
+	}
+	m.Update(changeMsg(broker.Change{Kind: broker.HostUp, Host: "gpu"}))
+	if strings.Contains(m.View(), "unreachable") {
+		t.Errorf("the host is back but its line stays:\n%s", m.View())
 	}
 }
 

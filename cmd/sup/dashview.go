@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -58,8 +59,17 @@ func (m *dashModel) View() string {
 	if m.dirMissing {
 		fmt.Fprintf(&b, "\x1b[1;31mthe runtime dir %s is gone: waiting for it to come back (sessions still answering stay listed)%s\n", m.dir, sgrReset)
 	}
+	hosts := slices.Sorted(maps.Keys(m.hostDown))
+	for _, h := range hosts {
+		// A *HostError names its host already.
+		why := strings.TrimPrefix(m.hostDown[h], "host "+h+": ")
+		fmt.Fprintf(&b, "\x1b[31m%s%s\n", oneLine("host "+h+": "+why, max(m.width, 40)), sgrReset)
+	}
 	b.WriteString("\n")
-	cells := make([]string, 0, len(dashColumns)+1)
+	cells := make([]string, 0, len(dashColumns)+2)
+	if m.showHosts() {
+		cells = append(cells, pad("HOST", dashHostWidth))
+	}
 	for _, c := range dashColumns {
 		cells = append(cells, pad(c.title, c.width))
 	}
@@ -131,8 +141,13 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	if selected {
 		mark = sgrRev + ">" + sgrReset + " "
 	}
+	width := dashTableWidth()
+	if m.showHosts() {
+		cells = append([]string{pad(hostOf(r.s), dashHostWidth)}, cells...)
+		width += dashHostWidth + 1
+	}
 	line := mark + strings.Join(cells, " ")
-	if room := m.width - 2 - dashTableWidth(); room > 8 || m.width == 0 {
+	if room := m.width - 2 - width; room > 8 || m.width == 0 {
 		summary := st.Summary
 		if summary == "" {
 			summary = st.Reason
@@ -140,6 +155,23 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 		line += " " + oneLine(summary, max(room-1, 8))
 	}
 	return line
+}
+
+// dashHostWidth is the HOST column's, shown once other hosts are in view.
+const dashHostWidth = 12
+
+// showHosts reports whether the table has a HOST column: when a row is
+// another host's or another host does not answer.
+func (m *dashModel) showHosts() bool {
+	if len(m.hostDown) > 0 {
+		return true
+	}
+	for _, r := range m.rows {
+		if r.s.Host != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func dashTableWidth() int {
@@ -169,7 +201,7 @@ func pad(s string, n int) string {
 // supervisor has no answer method.
 func (m *dashModel) keysLine(rows []dashRow, sel int) string {
 	answer := "a answer"
-	if len(rows) == 0 || !slices.Contains(rows[sel].methods, answerMethod) {
+	if len(rows) == 0 || !rows[sel].answers() {
 		answer = sgrDim + "a answer (not supported by this sup)" + sgrReset
 	}
 	return sgrDim + "enter jump · t trigger · r restart · s skip · " + sgrReset + answer + sgrDim + " · / filter · ? help · q quit" + sgrReset
@@ -178,16 +210,18 @@ func (m *dashModel) keysLine(rows []dashRow, sel int) string {
 const dashHelp = `sup dash: every session, live (from the supervisors' events)
 
   ↑/↓, k/j   select a session
-  Enter      move your tmux client to its pane
+  Enter      move your tmux client to its pane (another host's: a local window attached over ssh)
   t          trigger: type a prompt, Enter sends it (as sup trigger does)
   r          restart the agent (resuming its conversation)
   s          skip it in the stuck queue (cooldown as sup skip)
   a          answer its open prompt: type yes, no, always, 1-9 or text, Enter answers (as sup answer --expect does)
-  /          filter by name, workspace, role, profile, activity or summary
+  /          filter by host, name, workspace, role, profile, activity or summary
   Esc        clear the filter
   ?          this help (any key closes it)
   q          quit
 
+HOST is the session's host (shown once other hosts are configured); a
+host that does not answer is a red line with the reason.
 WAIT is how long it has waited on you; RST its restarts; UP its
 supervisor's uptime; TRIG its triggers delivered/timed out/failed.
 `

@@ -85,12 +85,12 @@ func discoverHosts(ctx context.Context, cmd *cli.Command) ([]broker.HostResult, 
 		}
 		return []broker.HostResult{{Host: broker.LocalHostName(), Local: true, Sessions: sessions}}, nil
 	}
-	results := f.DiscoverHosts(ctx, local)
+	results, err := localOK(f.DiscoverHosts(ctx, local))
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range results {
 		if r.Err != nil {
-			if r.Local {
-				return nil, r.Err
-			}
 			fmt.Fprintf(os.Stderr, "sup: %v\n", r.Err)
 		}
 		for _, e := range r.Errors {
@@ -98,6 +98,38 @@ func discoverHosts(ctx context.Context, cmd *cli.Command) ([]broker.HostResult, 
 		}
 	}
 	return results, nil
+}
+
+// localOK fails when the local host's part failed (its runtime dir): a
+// remote host's failure is only its own column.
+func localOK(results []broker.HostResult) ([]broker.HostResult, error) {
+	for _, r := range results {
+		if r.Local && r.Err != nil {
+			return nil, r.Err
+		}
+	}
+	return results, nil
+}
+
+// hostsQueue is the stuck queue of every host for a full-screen view (the
+// picker), which cannot print to stderr: the hosts that did not answer
+// come back as errors to show in its status line.
+func hostsQueue(ctx context.Context) ([]broker.Entry, []error, error) {
+	f, _, err := fanout(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	results, err := localOK(f.DiscoverHosts(ctx, true))
+	if err != nil {
+		return nil, nil, err
+	}
+	var failed []error
+	for _, r := range results {
+		if r.Err != nil {
+			failed = append(failed, r.Err)
+		}
+	}
+	return broker.Queue(broker.AllSessions(results), time.Now()), failed, nil
 }
 
 // spansHosts reports whether a listing covers other hosts (then it shows

@@ -40,12 +40,15 @@ func pickCommand() *cli.Command {
 	}
 }
 
-// pickModel is the picker's state: the queue as last read, the selected
-// session (kept by id across refreshes) and its screen.
+// pickModel is the picker's state: the queue of every host as last read,
+// the selected session (kept by host and id across refreshes: two hosts
+// may hold the same id) and its screen.
 type pickModel struct {
 	ctx           context.Context
 	queue         []broker.Entry
-	selID         string
+	hostErrs      []error // the hosts that did not answer the last read
+	loading       bool    // a read is under way: a slow host must not pile them up
+	selID         string  // sessionKey of the selected entry
 	preview       string
 	status        string // the last error or what a key did
 	toHead        bool   // select the head at the next read (after a skip)
@@ -53,10 +56,14 @@ type pickModel struct {
 	chosen        *broker.Entry
 }
 
+// sessionKey names a session across hosts: its host and its id.
+func sessionKey(s broker.Session) string { return hostOf(s) + ":" + s.State.SessionID }
+
 type (
 	queueMsg struct {
-		q   []broker.Entry
-		err error
+		q        []broker.Entry
+		hostErrs []error
+		err      error
 	}
 	previewMsg struct {
 		id, text string
@@ -74,30 +81,33 @@ type (
 	tickMsg struct{}
 )
 
-func (m *pickModel) Init() tea.Cmd { return tea.Batch(m.loadQueue, tick()) }
+func (m *pickModel) Init() tea.Cmd {
+	m.loading = true
+	return tea.Batch(m.loadQueue, tick())
+}
 
 func tick() tea.Cmd { return tea.Tick(pickRefresh, func(time.Time) tea.Msg { return tickMsg{} }) }
 
 func (m *pickModel) loadQueue() tea.Msg {
-	res, err := broker.Discover(m.ctx, runtimeDir(), fanoutTimeout)
-	return queueMsg{broker.Queue(res.Sessions, time.Now()), err}
+	q, hostErrs, err := hostsQueue(m.ctx)
+	return queueMsg{q, hostErrs, err}
 }
 
 func (m *pickModel) loadPreview(e broker.Entry) tea.Cmd {
 	return func() tea.Msg {
 		var r ipc.ScreenResult
-		c, err := ipc.Dial(e.Socket, dialTimeout)
+		c, done, err := dialSession(m.ctx, e.Session)
 		if err == nil {
 			err = call(m.ctx, c, ipc.MethodScreen, nil, &r)
-			c.Close()
+			done()
 		}
-		return previewMsg{e.State.SessionID, r.Text, err}
+		return previewMsg{sessionKey(e.Session), r.Text, err}
 	}
 }
 
 func (m *pickModel) selected() (int, bool) {
 	for i, e := range m.queue {
-		if e.State.SessionID == m.selID {
+		if sessionKey(e.Session) == m.selID {
 			return i, true
 		}
 	}
@@ -109,20 +119,25 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case tickMsg:
+		if m.loading {
+			return m, tick()
+		}
+		m.loading = true
 		return m, tea.Batch(m.loadQueue, tick())
 	case queueMsg:
+		m.loading = false
 		if msg.err != nil {
 			m.status = msg.err.Error()
 		}
-		m.queue = msg.q
+		m.queue, m.hostErrs = msg.q, msg.hostErrs
 		if m.toHead {
 			m.toHead = false
 			if h, ok := broker.Head(m.queue); ok {
-				m.selID = h.State.SessionID
+				m.selID = sessionKey(h.Session)
 			}
 		}
 		if i, ok := m.selected(); ok {
-			m.selID = m.queue[i].State.SessionID
+			m.selID = sessionKey(m.queue[i].Session)
 			return m, m.loadPreview(m.queue[i])
 		}
 		m.selID, m.preview = "", ""
@@ -139,6 +154,7 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.status = fmt.Sprintf("skip %s: %v", msg.name, msg.err)
 		}
+		m.loading = true
 		return m, m.loadQueue
 	case answeredMsg:
 		m.status = fmt.Sprintf("answered %s: %s", msg.name, msg.choice)
@@ -147,6 +163,7 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else if msg.next != "" {
 			m.selID = msg.next // on to the next waiting session
 		}
+		m.loading = true
 		return m, m.loadQueue
 	case tea.KeyMsg:
 		return m.key(msg)
@@ -161,12 +178,12 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case "up", "k":
 		if ok && i > 0 {
-			m.selID = m.queue[i-1].State.SessionID
+			m.selID = sessionKey(m.queue[i-1].Session)
 			return m, m.loadPreview(m.queue[i-1])
 		}
 	case "down", "j":
 		if ok && i+1 < len(m.queue) {
-			m.selID = m.queue[i+1].State.SessionID
+			m.selID = sessionKey(m.queue[i+1].Session)
 			return m, m.loadPreview(m.queue[i+1])
 		}
 	case "enter":
@@ -187,7 +204,7 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if choice, isAnswer := answerKey(k.String()); isAnswer && ok {
 			next := ""
 			if len(m.queue) > 1 {
-				next = m.queue[(i+1)%len(m.queue)].State.SessionID
+				next = sessionKey(m.queue[(i+1)%len(m.queue)].Session)
 			}
 			return m, m.answer(m.queue[i], choice, next)
 		}
@@ -233,17 +250,29 @@ func (m *pickModel) View() string {
 	if len(m.queue) == 0 {
 		b.WriteString("  nothing waits on you\n")
 	}
+	sessions := make([]broker.Session, len(m.queue))
+	for i, e := range m.queue {
+		sessions[i] = e.Session
+	}
+	hosts := anyRemote(sessions)
 	for i, e := range m.queue {
 		st := e.State
 		mark := "  "
 		if i == sel {
 			mark = "> "
 		}
+		if hosts {
+			// The host first, as in sup queue: the same name may run on two.
+			mark += fmt.Sprintf("%-12s ", oneLine(hostOf(e.Session), 12))
+		}
 		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(st.Summary, 60))
 		if e.Cooling {
 			line = "\x1b[2m" + line + "  (skipped)\x1b[0m"
 		}
 		b.WriteString(line + "\n")
+	}
+	for _, err := range m.hostErrs {
+		b.WriteString(oneLine(err.Error(), 100) + "\n")
 	}
 	if m.status != "" {
 		b.WriteString("\n" + oneLine(m.status, 100) + "\n")
