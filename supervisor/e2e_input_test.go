@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,49 @@ func TestE2EHeadlessQueriesAnswered(t *testing.T) {
 		if !strings.Contains(string(log), "msg=terminal_reply name="+name+" by=sup") {
 			t.Errorf("session log lacks sup's %s reply:\n%s", name, log)
 		}
+	}
+}
+
+// As a user would: a real tmux client attached, focus-events on, an agent
+// that turned on focus tracking (?1004), and the human switching panes.
+// tmux sends ESC[I / ESC[O to the pane on every switch; sup records them
+// as `focused`, never as typing, and the agent still gets them.
+func TestE2EFocusFromRealPaneSwitches(t *testing.T) {
+	r := newRig(t, "")
+	rec := filepath.Join(r.dir, "rec")
+	if _, err := r.tm.Run("set", "-g", "focus-events", "on"); err != nil {
+		t.Fatal(err)
+	}
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--",
+		"sh", "-c", `printf '\033[?1004h'; exec fakeagent -raw -record `+rec)
+	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
+	other, err := r.tm.Run("split-window", "-P", "-F", "#{pane_id}", "-t", pane, "sleep 1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other = strings.TrimSpace(other)
+	if _, err := r.tm.Run("select-window", "-t", pane); err != nil { // the rig's windows start detached
+		t.Fatal(err)
+	}
+	r.tm.AttachClient(t)
+	for i, want := range []bool{true, false, true} {
+		target := pane
+		if !want {
+			target = other
+		}
+		if _, err := r.tm.Run("select-pane", "-t", target); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WaitUntil(t, 5*time.Second, "focused "+strconv.FormatBool(want), func() bool {
+			st := r.state("doc")
+			return st.Focused != nil && *st.Focused == want
+		})
+		if st := r.state("doc"); st.OperatorBusy || st.LastInputAt != 0 {
+			t.Fatalf("switch %d: focus reports counted as typing: operator_busy %v last_input_at %d", i, st.OperatorBusy, st.LastInputAt)
+		}
+	}
+	data, _ := os.ReadFile(rec) // Best effort: checked below.
+	if !strings.HasSuffix(string(data), "\x1b[O\x1b[I") || strings.Trim(string(data), "\x1b[IO") != "" {
+		t.Fatalf("the agent read %q, want the focus reports passed on", data)
 	}
 }
