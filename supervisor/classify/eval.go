@@ -128,7 +128,6 @@ func (v *view) all(cs []cond) bool {
 }
 
 func (v *view) holds(c *cond) bool {
-	var s string
 	switch c.reg {
 	case regAltScreen:
 		return v.snap.AltScreen == c.want
@@ -136,20 +135,30 @@ func (v *view) holds(c *cond) bool {
 		return (v.findBox() != nil) == c.want
 	case regOptions:
 		return v.options(c.opts) != nil
-	case regScreen:
-		s = v.screenText()
-	case regBottom:
-		s = v.bottom(c.n)
-	case regAbove:
-		s = v.above(c.n)
-	case regBelow:
-		s = v.belowInput()
-	case regTitle:
-		s = v.snap.Signals.Title
-	case regAgentState:
-		s = v.snap.Signals.AgentState
 	}
+	s, _, _ := v.region(c)
 	return c.re.MatchString(s) != c.neg
+}
+
+// region is the text a text condition's regex reads, and, for the stream
+// signals, what names it in `sup explain` ("title: ", "agent_state: ";
+// "" for screen text). ok is false for a condition that reads no text.
+func (v *view) region(c *cond) (s, label string, ok bool) {
+	switch c.reg {
+	case regScreen:
+		return v.screenText(), "", true
+	case regBottom:
+		return v.bottom(c.n), "", true
+	case regAbove:
+		return v.above(c.n), "", true
+	case regBelow:
+		return v.belowInput(), "", true
+	case regTitle:
+		return v.snap.Signals.Title, "title: ", true
+	case regAgentState:
+		return v.snap.Signals.AgentState, "agent_state: ", true
+	}
+	return "", "", false
 }
 
 // options finds o's selection list on the screen, once per view.

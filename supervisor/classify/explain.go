@@ -30,21 +30,8 @@ func (p *Pack) MatchedLines(snap screen.Snapshot, rule string) []string {
 			if c.neg || c.re == nil {
 				continue
 			}
-			var s, prefix string
-			switch c.reg {
-			case regScreen:
-				s = v.screenText()
-			case regBottom:
-				s = v.bottom(c.n)
-			case regAbove:
-				s = v.above(c.n)
-			case regBelow:
-				s = v.belowInput()
-			case regTitle:
-				s, prefix = v.snap.Signals.Title, "title: "
-			case regAgentState:
-				s, prefix = v.snap.Signals.AgentState, "agent_state: "
-			default:
+			s, prefix, ok := v.region(c)
+			if !ok {
 				continue
 			}
 			if prefix != "" {
