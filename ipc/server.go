@@ -31,18 +31,26 @@ type ServerConfig struct {
 	// MaxFrame is the largest frame body accepted from clients and sent to
 	// them. Default DefaultMaxFrame.
 	MaxFrame int
-	// MaxConns is how many connections may be open at once. Past it a new
-	// connection gets one TOO_MANY_CLIENTS error frame and is closed, so a
-	// runaway script cannot exhaust the supervisor's file descriptors.
-	// Default DefaultMaxConns.
+	// MaxConns is how many connections may be open at once. When they are
+	// all taken, a new connection closes the oldest idle one (see
+	// EvictIdleAfter) and takes its slot; when none is idle, it gets one
+	// TOO_MANY_CLIENTS error frame and is closed, so a runaway script
+	// cannot exhaust the supervisor's file descriptors. At most
+	// MaxConns-MaxConns/8 of them may be subscribed, so that event
+	// followers cannot take every slot either. Default DefaultMaxConns.
 	MaxConns int
+	// EvictIdleAfter is how long a connection must have been idle (no
+	// request in flight, none being read, not subscribed) before a new
+	// connection may close it for its slot: a client between its connect
+	// and its first write is not idle. Default DefaultEvictIdleAfter.
+	EvictIdleAfter time.Duration
 	// FrameTimeout is how long a frame may take to arrive once its first byte
 	// has: a client stalled mid-frame is closed rather than holding the
 	// connection forever. Default 5s.
 	FrameTimeout time.Duration
 	// IdleTimeout closes a connection that sends nothing for this long
 	// between requests. Subscribed connections are exempt (they only
-	// listen). Default 5m.
+	// listen). Default DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// WriteTimeout bounds each response or event write. A client that does
 	// not read its responses, or a subscriber that cannot keep up, is
@@ -72,7 +80,8 @@ type ServerConfig struct {
 	// DefaultNoisyBurst and DefaultNoisyInterval.
 	NoisyBurst    int
 	NoisyInterval time.Duration
-	// Now is the clock of the warning rate limit; time.Now when nil.
+	// Now is the clock of the warning rate limit and of idle ages;
+	// time.Now when nil.
 	Now func() time.Time
 	// UID is the only user id allowed to connect. 0 means os.Geteuid(), the
 	// user the server runs as. Root is not exempt: an accidental
@@ -85,6 +94,26 @@ type ServerConfig struct {
 // `state` must all fit, while a runaway client still cannot exhaust fds.
 const DefaultMaxConns = 128
 
+// DefaultIdleTimeout closes a connection that sends nothing for this long.
+// sup's own clients make one call per connection (a hook, a verb) or
+// subscribe; 30 s, not the 5 min it once was, so that a buggy client's
+// forgotten connections free their slots soon (specs/ipc.md, "Connection
+// slots").
+const DefaultIdleTimeout = 30 * time.Second
+
+// DefaultEvictIdleAfter: a second is far longer than any client's gap
+// between connect and first request, and far shorter than anyone waits.
+const DefaultEvictIdleAfter = time.Second
+
+// maxSubscribers is how many connections may be subscribed: all but an
+// eighth of the slots, which stay for requests (hooks, stop, state).
+func (c *ServerConfig) maxSubscribers() int {
+	if c.MaxConns < 2 {
+		return c.MaxConns
+	}
+	return c.MaxConns - max(1, c.MaxConns/8)
+}
+
 func (c *ServerConfig) setDefaults() {
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = DefaultMaxFrame
@@ -96,7 +125,10 @@ func (c *ServerConfig) setDefaults() {
 		c.FrameTimeout = 5 * time.Second
 	}
 	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 5 * time.Minute
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.EvictIdleAfter <= 0 {
+		c.EvictIdleAfter = DefaultEvictIdleAfter
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 5 * time.Second
@@ -286,22 +318,66 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// admit counts c against MaxConns; false means the server is full.
-func (s *Server) admit() bool {
+// admit counts c against MaxConns. When every slot is taken it closes the
+// connection idle the longest (at least EvictIdleAfter) and gives c its
+// slot, so idle clients cannot lock hooks and control verbs out; it
+// returns the evicted connection (nil if none). false means the server is
+// full of connections that are busy, being read or subscribed.
+func (s *Server) admit(c *conn) (evicted *conn, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.admitted >= s.cfg.MaxConns {
-		return false
+		if evicted = s.oldestIdle(); evicted == nil {
+			return nil, false
+		}
+		evicted.evicted, evicted.admitted = true, false
+		s.admitted--
+		evicted.close() // its read fails; its goroutine ends and logs nothing more
 	}
 	s.admitted++
+	c.admitted = true
+	return evicted, true
+}
+
+// oldestIdle is the admitted connection idle the longest, if that is at
+// least EvictIdleAfter. s.mu is held.
+func (s *Server) oldestIdle() *conn {
+	limit := s.cfg.Now().Add(-s.cfg.EvictIdleAfter)
+	var oldest *conn
+	for c := range s.conns {
+		if !c.admitted || c.idleSince.IsZero() || c.idleSince.After(limit) {
+			continue
+		}
+		if oldest == nil || c.idleSince.Before(oldest.idleSince) {
+			oldest = c
+		}
+	}
+	return oldest
+}
+
+// setIdle marks c idle (waiting for a request's first byte) or busy. It
+// reports false when c was evicted meanwhile: its slot is gone, and a
+// request that raced the eviction is dropped with the connection.
+func (s *Server) setIdle(c *conn, idle bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.evicted {
+		return false
+	}
+	if idle {
+		c.idleSince = s.cfg.Now()
+	} else {
+		c.idleSince = time.Time{}
+	}
 	return true
 }
 
-func (s *Server) release(c *conn, admitted bool) {
+func (s *Server) release(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
-	if admitted {
+	if c.admitted {
+		c.admitted = false
 		s.admitted--
 	}
 }
