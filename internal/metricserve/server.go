@@ -61,9 +61,19 @@ func Handler(s *Shared, contentType string) http.Handler {
 }
 
 // Serve serves srv on every listener, sharing one cap of MaxConns
-// connections across them, until ctx ends; then it closes srv.
+// connections across them, until ctx ends; then it closes srv. While the
+// cap is reached, every answer closes its connection (Connection: close):
+// otherwise the clients holding the slots would keep them alive forever and
+// the ones waiting in the accept queue would starve.
 func Serve(ctx context.Context, srv *http.Server, lns []net.Listener) error {
 	sem := make(chan struct{}, MaxConns)
+	h := srv.Handler
+	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(sem) == cap(sem) {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
 	errs := make(chan error, len(lns))
