@@ -82,6 +82,11 @@ func scrapeStorm(tb testing.TB, run func(fire func())) stormResult {
 		}
 	}
 
+	// SUP_STORM_METRICS_SUP: another build to serve the metrics (say,
+	// before issue 20), for a before/after figure.
+	if bin := os.Getenv("SUP_STORM_METRICS_SUP"); bin != "" {
+		f.Bins.Sup = bin
+	}
 	cmd, addr, _ := serveMetricsCmd(tb, f, "--listen", "127.0.0.1:0")
 	var r stormResult
 	r.rssBefore = procStatusBytes(tb, cmd.Process.Pid, "VmRSS")
