@@ -28,18 +28,24 @@ func peerHelper(t *testing.T) (bin, setpriv string) {
 	if err != nil {
 		testutil.Missing(t, "setpriv (util-linux) not installed: %v", err)
 	}
+	return buildPeer(t), setpriv
+}
+
+// buildPeer builds testdata/peer into a directory every uid may enter.
+func buildPeer(t *testing.T) string {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		testutil.Missing(t, "go tool not on PATH, cannot build the peer helper: %v", err)
 	}
 	binDir := shortDir(t)
-	bin = filepath.Join(binDir, "peer")
+	bin := filepath.Join(binDir, "peer")
 	build := exec.Command(goTool, "build", "-o", bin, "./testdata/peer")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the peer helper: %v\n%s", err, out)
 	}
 	os.Chmod(binDir, 0o755)
-	return bin, setpriv
+	return bin
 }
 
 // asNobody is the setpriv prefix that runs a program as uid 65534.

@@ -177,6 +177,7 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	admitted  int
+	perPID    map[int]int // admitted connections per peer process
 	closed    bool
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
@@ -199,6 +200,7 @@ func NewServer(cfg ServerConfig) *Server {
 		handlers:  map[string]HandlerFunc{},
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
+		perPID:    map[int]int{},
 		subs:      map[*subscriber]struct{}{},
 		replay:    replayBuffer{max: cfg.EventBuffer},
 	}
@@ -318,41 +320,75 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// admit counts c against MaxConns. When every slot is taken it closes the
-// connection idle the longest (at least EvictIdleAfter) and gives c its
-// slot, so idle clients cannot lock hooks and control verbs out; it
-// returns the evicted connection (nil if none). false means the server is
-// full of connections that are busy, being read or subscribed.
+// admit counts c against MaxConns. When every slot is taken it closes an
+// idle connection and gives c its slot, so idle clients cannot lock hooks
+// and control verbs out; it returns the evicted connection (nil if none).
+// The one evicted is the connection idle the longest, if that is at least
+// EvictIdleAfter; else the longest idle one of the process holding the
+// most connections, if it holds a hog's share (hogConns) — a process
+// looping over connect is the likeliest buggy client, and its fresh
+// connections must not shut out everyone else's (a newcomer from that
+// process itself does not get this second chance). false means no slot
+// could be freed.
 func (s *Server) admit(c *conn) (evicted *conn, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.admitted >= s.cfg.MaxConns {
-		if evicted = s.oldestIdle(); evicted == nil {
+		if evicted = s.oldestIdle(c.peer.PID); evicted == nil {
 			return nil, false
 		}
-		evicted.evicted, evicted.admitted = true, false
-		s.admitted--
+		evicted.evicted = true
+		s.unadmit(evicted)
 		evicted.close() // its read fails; its goroutine ends and logs nothing more
 	}
 	s.admitted++
+	s.perPID[c.peer.PID]++
 	c.admitted = true
 	return evicted, true
 }
 
-// oldestIdle is the admitted connection idle the longest, if that is at
-// least EvictIdleAfter. s.mu is held.
-func (s *Server) oldestIdle() *conn {
+// hogConns is how many connections make a process a hog: an eighth of the
+// slots (sup's own clients use one or two per process).
+func (s *Server) hogConns() int { return max(2, s.cfg.MaxConns/8) }
+
+// unadmit gives c's slot back. s.mu is held.
+func (s *Server) unadmit(c *conn) {
+	if !c.admitted {
+		return
+	}
+	c.admitted = false
+	s.admitted--
+	if s.perPID[c.peer.PID]--; s.perPID[c.peer.PID] <= 0 {
+		delete(s.perPID, c.peer.PID)
+	}
+}
+
+// oldestIdle is the connection to evict for a newcomer of process pid
+// (see admit), or nil. s.mu is held.
+func (s *Server) oldestIdle(pid int) *conn {
 	limit := s.cfg.Now().Add(-s.cfg.EvictIdleAfter)
-	var oldest *conn
-	for c := range s.conns {
-		if !c.admitted || c.idleSince.IsZero() || c.idleSince.After(limit) {
-			continue
-		}
-		if oldest == nil || c.idleSince.Before(oldest.idleSince) {
-			oldest = c
+	hog, most := 0, 0
+	for pid, n := range s.perPID {
+		if n > most {
+			hog, most = pid, n
 		}
 	}
-	return oldest
+	var oldest, oldestOfHog *conn
+	for c := range s.conns {
+		if !c.admitted || c.idleSince.IsZero() {
+			continue
+		}
+		if !c.idleSince.After(limit) && (oldest == nil || c.idleSince.Before(oldest.idleSince)) {
+			oldest = c
+		}
+		if most >= s.hogConns() && c.peer.PID == hog && hog != pid && (oldestOfHog == nil || c.idleSince.Before(oldestOfHog.idleSince)) {
+			oldestOfHog = c
+		}
+	}
+	if oldest != nil {
+		return oldest
+	}
+	return oldestOfHog
 }
 
 // setIdle marks c idle (waiting for a request's first byte) or busy. It
@@ -376,10 +412,7 @@ func (s *Server) release(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
-	if c.admitted {
-		c.admitted = false
-		s.admitted--
-	}
+	s.unadmit(c)
 }
 
 // Shutdown stops accepting connections (unlinking the socket), lets the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -543,5 +544,39 @@ func TestSubscriberSlotsCapped(t *testing.T) {
 	}
 	if err := c.Call(context.Background(), "state", nil, nil); err != nil {
 		t.Fatalf("state after the refused subscribe: %v", err)
+	}
+}
+
+// TestHogEvictedForOthers: one process holding every slot with fresh
+// connections (a client looping over connect) cannot shut out another
+// process: the newcomer evicts the hog's longest idle connection at once,
+// while a newcomer of the hog itself is still refused.
+func TestHogEvictedForOthers(t *testing.T) {
+	peer := buildPeer(t)
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)} // 16 ms in all: nothing idle for 1 s
+	ts := startServer(t, ServerConfig{MaxConns: 16, Now: clock.Now}, testHandlers)
+	var held []net.Conn
+	for range 16 {
+		c := dialRaw(t, ts.path)
+		helloRaw(t, c, 1)
+		held = append(held, c)
+		clock.Advance(time.Millisecond)
+	}
+	out, err := exec.Command(peer, ts.path).CombinedOutput()
+	if got := strings.TrimSpace(string(out)); err != nil || got != "ok" {
+		t.Fatalf("another process behind a hog of 16 fresh connections: %q %v, want ok", got, err)
+	}
+	expectClosed(t, held[0], 2*time.Second) // the hog's longest idle one
+	// The other process is gone: the hog takes its slot back, and then
+	// its next newcomer has nothing it may evict.
+	testutil.WaitUntil(t, 2*time.Second, "the other process's slot to be free", func() bool {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		return ts.admitted == 15
+	})
+	helloRaw(t, dialRaw(t, ts.path), 1)
+	mine := dialRaw(t, ts.path)
+	if r := readResponse(t, mine); r.Error == nil || r.Error.Code != CodeTooManyClients {
+		t.Fatalf("the hog's own newcomer: %+v, want TOO_MANY_CLIENTS", r)
 	}
 }
