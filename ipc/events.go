@@ -139,7 +139,7 @@ func (c *conn) subscribe(req *Request) bool {
 		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: subscriber slots full", "subscribers", n)
 		return !c.respond(req.ID, nil, Errorf(CodeTooManyClients,
 			"the server already has %d subscribed connections, its limit (%d of its %d slots stay for requests); "+
-				"this connection still takes requests", n, n, s.cfg.MaxConns))
+				"this connection still takes requests", n, s.cfg.MaxConns-n, s.cfg.MaxConns))
 	}
 	res := SubscribeResult{Events: names, Seq: s.seq}
 	if p.SinceSeq != nil {

@@ -368,9 +368,9 @@ func (s *Server) unadmit(c *conn) {
 func (s *Server) oldestIdle(pid int) *conn {
 	limit := s.cfg.Now().Add(-s.cfg.EvictIdleAfter)
 	hog, most := 0, 0
-	for pid, n := range s.perPID {
+	for p, n := range s.perPID {
 		if n > most {
-			hog, most = pid, n
+			hog, most = p, n
 		}
 	}
 	var oldest, oldestOfHog *conn
