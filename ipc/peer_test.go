@@ -132,6 +132,18 @@ func TestClientRefusesForeignServer(t *testing.T) {
 		}
 	}
 
+	// The Python client refuses it too.
+	if py := pythonWithMsgpack(); py != "" {
+		script := "import sys; sys.path.insert(0, sys.argv[1]); import sup_client\n" +
+			"try:\n    sup_client.Client(sys.argv[2])\nexcept sup_client.SupError as e:\n    print(e.code, e.message)\n"
+		out, err := exec.Command(py, "-c", script, filepath.Join(testutil.ModuleRoot(t), "clients", "python"), path).CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "PERMISSION_DENIED "+path+" is served by uid 65534") {
+			t.Fatalf("python client: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("no python3 with msgpack: the Python client's check is not exercised")
+	}
+
 	// The server is live and would have answered: a client without the
 	// check gets through, and that hello is the only frame it ever saw.
 	nc, err := net.Dial("unix", path)
@@ -163,4 +175,15 @@ func TestPeerUIDMismatchConfigured(t *testing.T) {
 		t.Fatalf("got %+v, want PERMISSION_DENIED with id 0", r)
 	}
 	expectClosed(t, c, time.Second)
+}
+
+// pythonWithMsgpack is a python3 that can import msgpack (the Python
+// client's one dependency), or "".
+func pythonWithMsgpack() string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if p, err := exec.LookPath(py); err == nil && exec.Command(p, "-c", "import msgpack").Run() == nil {
+			return p
+		}
+	}
+	return ""
 }
