@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -25,17 +24,18 @@ const dialTimeout = 2 * time.Second
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
 // runtimeDir is the runtime dir every verb reads, after the one trust check
-// (ipc.CheckRuntimeDir: ours, a real directory, 0700), made once per
-// process. It returns an error rather than a path sup must not trust: every
-// caller has to handle it, so no verb can list, dial or read a dir that
-// another user made (specs/security.md, "Local peers").
-var runtimeDir = sync.OnceValues(func() (string, error) {
+// (ipc.CheckRuntimeDir: ours, a real directory, 0700; one lstat, so it is
+// made at every call rather than cached). It returns an error rather than a
+// path sup must not trust: every caller has to handle it, so no verb can
+// list, dial or read a dir that another user made (specs/security.md,
+// "Local peers").
+func runtimeDir() (string, error) {
 	dir := ipc.RuntimeDir(os.Getenv)
 	if err := ipc.CheckRuntimeDir(dir); err != nil {
 		return "", err
 	}
 	return dir, nil
-})
+}
 
 // withTarget finds the session TARGET names and calls fn with a client
 // connected to its socket.

@@ -44,28 +44,32 @@ func configuredHosts() ([]broker.Host, error) {
 
 // sshOf is how this broker runs ssh: SUP_SSH_CONFIG names an ssh config
 // file to use instead of ~/.ssh/config (ssh -F), for a separate identity
-// or a test's private one.
-// The ssh control sockets live in the runtime dir, so it is checked first.
+// or a test's private one. The ssh control sockets live in the runtime
+// dir, so it is checked first.
 func sshOf() (broker.SSH, error) {
 	dir, err := runtimeDir()
 	if err != nil {
 		return broker.SSH{}, err
 	}
+	return sshAt(dir), nil
+}
+
+// sshAt is sshOf with the runtime dir already checked.
+func sshAt(dir string) broker.SSH {
 	s := broker.SSH{ControlDir: broker.ControlDirOf(dir)}
 	if f := os.Getenv("SUP_SSH_CONFIG"); f != "" {
 		s.Options = []string{"-F", f}
 	}
-	return s, nil
+	return s
 }
 
 // fanoutOf is the fan-out over hosts from this host's checked runtime dir.
 func fanoutOf(hosts []broker.Host) (broker.Fanout, error) {
-	s, err := sshOf()
+	dir, err := runtimeDir()
 	if err != nil {
 		return broker.Fanout{}, err
 	}
-	dir, _ := runtimeDir() // checked by sshOf
-	return broker.Fanout{RuntimeDir: dir, Hosts: hosts, SSH: s, Timeout: fanoutTimeout, Deadline: hostDeadline}, nil
+	return broker.Fanout{RuntimeDir: dir, Hosts: hosts, SSH: sshAt(dir), Timeout: fanoutTimeout, Deadline: hostDeadline}, nil
 }
 
 // fanout is where a fan-out verb looks, per --host.
