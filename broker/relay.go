@@ -233,6 +233,14 @@ func RelayConnect(in io.Reader, out io.Writer, runtimeDir, sessionID string) err
 	if err == nil {
 		nc, err = net.DialTimeout("unix", path, 2*time.Second)
 	}
+	if err == nil {
+		if err = ipc.CheckServer(nc, path); err != nil {
+			nc.Close()
+			e := ipc.AsError(err)
+			ipc.WriteFrame(out, ipc.Response{ID: 0, OK: false, Error: e}) // Best effort: we exit anyway.
+			return e
+		}
+	}
 	if err != nil {
 		code := ipc.CodeInternal
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ECONNREFUSED) {

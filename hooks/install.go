@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Options tune Prepare.
@@ -205,8 +207,17 @@ type Written struct {
 // <file>.sup-backup-<time> beside it, then the new content atomically
 // (a temporary file renamed over it) with the file's mode kept. A file
 // that changed since Prepare read it is not written. A symlinked settings
-// file is written through the link.
+// file is written through the link, a dangling one included (its target is
+// created, in a directory that must exist). Before writing anything it
+// checks every file can be written: a read-only one is a *ReadOnlyError
+// and nothing is written. A write that fails leaves the file as it was and
+// removes the backup it took.
 func (p *Plan) Apply(now time.Time) ([]Written, error) {
+	for _, c := range p.Changes {
+		if err := writable(c.Path); err != nil {
+			return nil, err
+		}
+	}
 	var done []Written
 	for _, c := range p.Changes {
 		w, err := c.apply(now)
@@ -233,10 +244,10 @@ func (c Change) apply(now time.Time) (Written, error) {
 	if exists != c.Exists || !bytes.Equal(cur, c.Old) {
 		return w, fmt.Errorf("%s changed while sup was preparing its edit; nothing written to it, run again", c.Path)
 	}
+	if real, err = linkTarget(c.Path); err != nil {
+		return w, err
+	}
 	if exists {
-		if real, err = filepath.EvalSymlinks(c.Path); err != nil {
-			return w, err
-		}
 		fi, err := os.Stat(real)
 		if err != nil {
 			return w, err
@@ -245,10 +256,88 @@ func (c Change) apply(now time.Time) (Written, error) {
 		if w.Backup, err = backup(c.Path, cur, mode, now); err != nil {
 			return w, err
 		}
-	} else if err := os.MkdirAll(filepath.Dir(c.Path), dirMode); err != nil {
-		return w, err
+	} else if real == c.Path { // a dangling link's directory must exist: writable checked it
+		if err := os.MkdirAll(filepath.Dir(c.Path), dirMode); err != nil {
+			return w, err
+		}
 	}
-	return w, writeAtomic(real, c.New, mode)
+	if err := writeAtomic(real, c.New, mode); err != nil {
+		if w.Backup != "" {
+			os.Remove(w.Backup) // Best effort: it is a copy of the file, which is unchanged.
+			w.Backup = ""
+		}
+		return w, fmt.Errorf("write %s: %w (the file is as it was; no backup kept)", real, err)
+	}
+	return w, nil
+}
+
+// ReadOnlyError is a settings file sup will not write: it is read-only, or
+// a dangling symlink into a directory that does not exist.
+type ReadOnlyError struct {
+	Path string
+	Why  string
+}
+
+func (e *ReadOnlyError) Error() string { return e.Path + " " + e.Why + " (nothing written)" }
+
+// writable checks that path (followed through symlinks) may be written:
+// an existing file must have its owner's write bit and be writable by us
+// (root included: a file made read-only is a statement, not an accident),
+// and a dangling link's target must be in an existing directory.
+func writable(path string) error {
+	real, err := linkTarget(path)
+	if err != nil {
+		return err
+	}
+	via := ""
+	if real != path {
+		via = " through the symlink to " + real
+	}
+	fi, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		if real == path {
+			return nil // created, with its directory
+		}
+		dir := filepath.Dir(real)
+		if di, err := os.Stat(dir); err != nil || !di.IsDir() {
+			return &ReadOnlyError{Path: path, Why: fmt.Sprintf("is a symlink to %s, whose directory %s does not exist; "+
+				"sup writes through a dangling symlink but creates no directory at its far end: create %s, or remove the link", real, dir, dir)}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o200 == 0 || unix.Access(real, unix.W_OK) != nil {
+		return &ReadOnlyError{Path: path, Why: fmt.Sprintf("is read-only%s (mode %#o); sup leaves it alone: "+
+			"make it writable (chmod u+w %s) and run again, or add the entries `sup hooks install --dry-run` shows by hand", via, perm, real)}
+	}
+	return nil
+}
+
+// linkTarget follows path's symlinks, as the kernel would, to the file
+// they name, which need not exist (filepath.EvalSymlinks fails on a
+// dangling link). A path that is no symlink is itself.
+func linkTarget(path string) (string, error) {
+	p := path
+	for range 40 { // the kernel's MAXSYMLINKS
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink == 0) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // BackupSuffix starts the name suffix of backups: <file>.sup-backup-<time>.

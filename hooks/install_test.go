@@ -503,3 +503,99 @@ func TestEnvFrom(t *testing.T) {
 		t.Fatalf("env %+v", env)
 	}
 }
+
+// dirNames lists dir's entries, for "nothing else was left here".
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestReadOnlyRefused: a read-only settings file (root included) is
+// refused by name and mode before anything is written — not even the
+// other file of a two-file plan, and no backup.
+func TestReadOnlyRefused(t *testing.T) {
+	env := testEnv(t)
+	toml := filepath.Join(env.CodexHome, "config.toml")
+	writeTestFile(t, toml, "model = \"o3\"\n")
+	if err := os.Chmod(toml, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(env, Target{Agent: Codex, Scope: User}, Options{Sup: testSup})
+	if err != nil || len(p.Changes) != 2 {
+		t.Fatalf("plan %+v, %v: want hooks.json and config.toml (a dry run still shows them)", p, err)
+	}
+	w, err := p.Apply(testNow)
+	var ro *ReadOnlyError
+	if !errors.As(err, &ro) || len(w) != 0 {
+		t.Fatalf("Apply: %v, wrote %v; want a ReadOnlyError and nothing written", err, w)
+	}
+	for _, want := range []string{toml, "is read-only", "mode 0444", "chmod u+w", "nothing written"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+	}
+	if got := dirNames(t, env.CodexHome); len(got) != 1 || got[0] != "config.toml" {
+		t.Fatalf("codex home holds %v, want config.toml alone (no hooks.json, no backup)", got)
+	}
+	if readTestFile(t, toml) != "model = \"o3\"\n" {
+		t.Fatal("the read-only file changed")
+	}
+}
+
+// TestDanglingSymlinkWritesThrough: a settings file that is a symlink to a
+// file not yet created (a dotfiles repo) is written at the link's target,
+// the link kept; a link whose target directory is missing is refused and
+// nothing is created anywhere.
+func TestDanglingSymlinkWritesThrough(t *testing.T) {
+	env := testEnv(t)
+	dotfiles := filepath.Join(t.TempDir(), "dotfiles")
+	os.MkdirAll(dotfiles, 0o755)
+	path := filepath.Join(env.ClaudeConfigDir, "settings.json")
+	os.MkdirAll(env.ClaudeConfigDir, 0o700)
+	// A relative link, as dotfiles managers make them: resolved from the
+	// link's directory.
+	rel, err := filepath.Rel(env.ClaudeConfigDir, filepath.Join(dotfiles, "claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(rel, path); err != nil {
+		t.Fatal(err)
+	}
+	_, w := install(t, env, Target{Agent: Claude, Scope: User}, Options{})
+	if w[0].Backup != "" {
+		t.Fatalf("backup %q of a file that did not exist", w[0].Backup)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the dangling symlink was replaced by a file")
+	}
+	checkComplete(t, filepath.Join(dotfiles, "claude.json"), &claudeSpec, testSup+" hook --agent claude")
+
+	// Its far directory missing: refused, nothing created.
+	env = testEnv(t)
+	path = filepath.Join(env.ClaudeConfigDir, "settings.json")
+	os.MkdirAll(env.ClaudeConfigDir, 0o700)
+	gone := filepath.Join(t.TempDir(), "not-yet", "claude.json")
+	if err := os.Symlink(gone, path); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(env, Target{Agent: Claude, Scope: User}, Options{Sup: testSup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Apply(testNow)
+	var ro *ReadOnlyError
+	if !errors.As(err, &ro) || !strings.Contains(err.Error(), "whose directory "+filepath.Dir(gone)+" does not exist") {
+		t.Fatalf("dangling link into a missing dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(gone)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the link's far directory was created (%v)", err)
+	}
+}

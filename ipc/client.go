@@ -47,10 +47,16 @@ type Client struct {
 	closeOnce sync.Once
 }
 
+// ErrForeignServer is wrapped by Dial's error when the process serving the
+// socket runs as another uid than ours. The error also matches an *Error
+// with code PERMISSION_DENIED, the code a server gives a foreign client.
+var ErrForeignServer = errors.New("refusing a socket served by another user")
+
 // Dial connects to the server at path, waiting at most timeout (0: no
-// limit). It checks nothing else: no hello is exchanged. A refused
-// connection (a stale socket) gives an error wrapping ErrStale; a missing
-// socket gives one matching fs.ErrNotExist.
+// limit), and checks who serves it (CheckServer) before sending a byte: a
+// socket served by another uid gives an error wrapping ErrForeignServer. No
+// hello is exchanged. A refused connection (a stale socket) gives an error
+// wrapping ErrStale; a missing socket gives one matching fs.ErrNotExist.
 func Dial(path string, timeout time.Duration) (*Client, error) {
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.Dial("unix", path)
@@ -60,7 +66,31 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 		}
 		return nil, fmt.Errorf("ipc: %w", err)
 	}
+	if err := CheckServer(nc, path); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	return NewClient(nc), nil
+}
+
+// CheckServer refuses a connection whose server runs as another uid than
+// ours (the kernel's SO_PEERCRED, read at connect time), before anything is
+// sent on it: a hook's message, a trigger's prompt or an injected secret
+// would otherwise reach whoever planted the socket. Root is not exempt, as
+// on the server side. path only names the socket in the error.
+func CheckServer(nc net.Conn, path string) error {
+	p, err := peerCred(nc)
+	if err != nil {
+		return fmt.Errorf("ipc: %w: %w", ErrForeignServer,
+			Errorf(CodePermissionDenied, "cannot verify who serves %s: %v", path, err))
+	}
+	if euid := os.Geteuid(); p.UID != euid {
+		return fmt.Errorf("ipc: %w: %w", ErrForeignServer, Errorf(CodePermissionDenied,
+			"%s is served by %s (pid %d), not by you (uid %d); sup talks only to your own supervisors: "+
+				"remove the socket (or fix SUP_SOCKET / SUP_RUNTIME_DIR if they point there)",
+			path, userName(uint32(p.UID)), p.PID, euid))
+	}
+	return nil
 }
 
 // NewClient is a Client on an established connection that speaks v1, such

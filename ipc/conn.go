@@ -29,6 +29,11 @@ type conn struct {
 	done      chan struct{} // closed by close
 	closeOnce sync.Once
 	requests  int // frames received, for OnClient's "disconnect"
+
+	// guarded by srv.mu
+	admitted  bool      // holds a MaxConns slot
+	evicted   bool      // closed by admit to free its slot
+	idleSince time.Time // zero unless waiting for a request's first byte
 }
 
 // notify calls ServerConfig.OnClient, if set, shielding the connection
@@ -60,11 +65,11 @@ func (c *conn) close() {
 
 func (c *conn) serve() {
 	s := c.srv
-	admitted := false
+	admitted := false // notified "connect", so "disconnect" follows
 	defer s.wg.Done()
 	defer func() {
 		c.close()
-		s.release(c, admitted)
+		s.release(c)
 		if admitted {
 			c.notify("disconnect", "requests", c.requests)
 		}
@@ -93,11 +98,17 @@ func (c *conn) serve() {
 		c.notify("refused", "code", CodePermissionDenied)
 		return
 	}
-	if !s.admit() {
-		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused connection: too many clients", "max_conns", s.cfg.MaxConns)
-		c.refuse(Errorf(CodeTooManyClients, "the server already has %d connections, its limit", s.cfg.MaxConns))
+	evicted, ok := s.admit(c)
+	if !ok {
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused connection: too many clients, none idle", "max_conns", s.cfg.MaxConns)
+		c.refuse(Errorf(CodeTooManyClients, "the server already has %d connections, its limit, and none has been idle for %s",
+			s.cfg.MaxConns, s.cfg.EvictIdleAfter))
 		c.notify("refused", "code", CodeTooManyClients)
 		return
+	}
+	if evicted != nil {
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: connection slots full; closed the oldest idle connection for a new one",
+			"max_conns", s.cfg.MaxConns, "evicted_peer_pid", evicted.peer.PID)
 	}
 	admitted = true
 	c.notify("connect")
@@ -171,12 +182,18 @@ func (c *conn) call(ctx context.Context, h HandlerFunc, req *Request) (res any, 
 // the spec names (id 0) and reports false: the caller closes.
 func (c *conn) readFrame() ([]byte, bool) {
 	cfg := &c.srv.cfg
+	if !c.srv.setIdle(c, true) {
+		return nil, false
+	}
 	c.nc.SetReadDeadline(time.Now().Add(cfg.IdleTimeout))
 	if _, err := c.br.Peek(1); err != nil {
 		if isTimeout(err) {
 			c.log.Debug("ipc: closing idle connection", "idle", cfg.IdleTimeout)
 		}
 		return nil, false
+	}
+	if !c.srv.setIdle(c, false) {
+		return nil, false // evicted as the request arrived: dropped with the connection
 	}
 	c.nc.SetReadDeadline(time.Now().Add(cfg.FrameTimeout))
 	body, err := ReadFrame(c.br, cfg.MaxFrame)

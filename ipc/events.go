@@ -134,6 +134,13 @@ func (c *conn) subscribe(req *Request) bool {
 		s.subMu.Unlock()
 		return true
 	}
+	if n := len(s.subs); n >= s.cfg.maxSubscribers() {
+		s.subMu.Unlock()
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: subscriber slots full", "subscribers", n)
+		return !c.respond(req.ID, nil, Errorf(CodeTooManyClients,
+			"the server already has %d subscribed connections, its limit (%d of its %d slots stay for requests); "+
+				"this connection still takes requests", n, s.cfg.MaxConns-n, s.cfg.MaxConns))
+	}
 	res := SubscribeResult{Events: names, Seq: s.seq}
 	if p.SinceSeq != nil {
 		res.Gap = s.replay.replay(*p.SinceSeq, s.seq, sub)

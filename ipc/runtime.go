@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,28 +43,43 @@ func RuntimeDir(getenv func(string) string) string {
 }
 
 // EnsureRuntimeDir makes dir ready to hold sockets: it creates it (and any
-// missing parents) with mode 0700, or checks an existing one. An existing dir
-// must be a real directory (not a symlink), owned by the effective uid, and
-// not writable by group or others: in a shared /tmp another user could
-// otherwise pre-create it and replace our sockets with theirs. Read or search
-// bits for group/others are merely tightened to 0700, since they are a leak,
-// not an attack.
+// missing parents) with mode 0700, or checks an existing one as
+// CheckRuntimeDir does. `sup start` calls it; the verbs that only read the
+// dir call CheckRuntimeDir, which creates nothing.
 func EnsureRuntimeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("ipc: create runtime dir: %w", err)
 	}
+	return CheckRuntimeDir(dir)
+}
+
+// CheckRuntimeDir is the one trust check of a runtime dir, made by every
+// process before it lists, dials or reads anything there (specs/security.md,
+// "Local peers"). An existing dir must be a real directory (not a symlink),
+// owned by the effective uid, and not writable by group or others: in a
+// shared /tmp another user could otherwise pre-create it and serve sockets
+// or plant queue files for us to trust. Read or search bits for
+// group/others are merely tightened to 0700, since they are a leak, not an
+// attack. A missing dir is no error: nothing listens there, and the caller
+// sees no sessions (a dir someone creates after this check holds sockets the
+// client's peer check refuses: Dial).
+func CheckRuntimeDir(dir string) error {
 	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("ipc: runtime dir: %w", err)
 	}
 	euid := os.Geteuid()
-	want := fmt.Sprintf("it must be a directory owned by uid %d (the current user) with mode 0700; "+
-		"fix it or point SUP_RUNTIME_DIR elsewhere", euid)
+	want := fmt.Sprintf("sup trusts only a directory owned by uid %d (you) with mode 0700; "+
+		"have its owner or root remove it, or set SUP_RUNTIME_DIR to a directory of yours", euid)
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("ipc: runtime dir %s is a symlink; %s", dir, want)
+		target, _ := os.Readlink(dir) // Best effort: only for the message.
+		return fmt.Errorf("ipc: runtime dir %s is a symlink (to %q)%s; %s", dir, target, ownerOf(fi), want)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("ipc: runtime dir %s is not a directory (mode %v); %s", dir, fi.Mode(), want)
+		return fmt.Errorf("ipc: runtime dir %s is not a directory (mode %v)%s; %s", dir, fi.Mode(), ownerOf(fi), want)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -70,7 +87,7 @@ func EnsureRuntimeDir(dir string) error {
 	}
 	perm := fi.Mode().Perm()
 	if int(st.Uid) != euid {
-		return fmt.Errorf("ipc: runtime dir %s is owned by uid %d (mode %#o); %s", dir, st.Uid, perm, want)
+		return fmt.Errorf("ipc: runtime dir %s is owned by %s (mode %#o), not by you; %s", dir, userName(st.Uid), perm, want)
 	}
 	if perm&0o022 != 0 {
 		return fmt.Errorf("ipc: runtime dir %s has mode %#o (writable by group or others; owner uid %d); %s",
@@ -82,6 +99,22 @@ func EnsureRuntimeDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// ownerOf is ", owned by uid N (name)" for a message, or "".
+func ownerOf(fi fs.FileInfo) string {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return ", owned by " + userName(st.Uid)
+	}
+	return ""
+}
+
+// userName is "uid N (login)", or "uid N" when no account names it.
+func userName(uid uint32) string {
+	if u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10)); err == nil && u.Username != "" {
+		return fmt.Sprintf("uid %d (%s)", uid, u.Username)
+	}
+	return fmt.Sprintf("uid %d", uid)
 }
 
 // SocketPath returns dir/<sessionID>.sock. It fails when the session id is

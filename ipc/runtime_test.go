@@ -95,6 +95,37 @@ func TestEnsureRuntimeDir(t *testing.T) {
 	}
 }
 
+// TestCheckRuntimeDir: the readers' check creates nothing (a missing dir is
+// no error: nothing listens there) and refuses what EnsureRuntimeDir refuses.
+func TestCheckRuntimeDir(t *testing.T) {
+	base := shortDir(t)
+	gone := filepath.Join(base, "gone")
+	if err := CheckRuntimeDir(gone); err != nil {
+		t.Fatalf("missing dir: %v", err)
+	}
+	if _, err := os.Lstat(gone); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("CheckRuntimeDir created %s (%v)", gone, err)
+	}
+	dir := filepath.Join(base, "rt")
+	os.Mkdir(dir, 0o700)
+	if err := CheckRuntimeDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	if err := CheckRuntimeDir(dir); err == nil || !strings.Contains(err.Error(), "mode 0777") {
+		t.Fatalf("0777 dir: %v", err)
+	}
+	os.Chmod(dir, 0o700)
+	link := filepath.Join(base, "link")
+	os.Symlink(dir, link)
+	err := CheckRuntimeDir(link)
+	for _, want := range []string{link, "symlink", dir, "owned by uid", "SUP_RUNTIME_DIR"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("symlink: error %v does not say %q", err, want)
+		}
+	}
+}
+
 func TestEnsureRuntimeDirOtherOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to create a directory owned by another uid")
@@ -105,8 +136,10 @@ func TestEnsureRuntimeDirOtherOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := EnsureRuntimeDir(dir)
-	if err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
-		t.Fatalf("dir of uid 65534: %v", err)
+	for _, want := range []string{dir, "owned by uid 65534", "mode 0700", "not by you", "have its owner or root remove it"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("dir of uid 65534: error %v does not say %q", err, want)
+		}
 	}
 }
 

@@ -31,18 +31,26 @@ type ServerConfig struct {
 	// MaxFrame is the largest frame body accepted from clients and sent to
 	// them. Default DefaultMaxFrame.
 	MaxFrame int
-	// MaxConns is how many connections may be open at once. Past it a new
-	// connection gets one TOO_MANY_CLIENTS error frame and is closed, so a
-	// runaway script cannot exhaust the supervisor's file descriptors.
-	// Default DefaultMaxConns.
+	// MaxConns is how many connections may be open at once. When they are
+	// all taken, a new connection closes the oldest idle one (see
+	// EvictIdleAfter) and takes its slot; when none is idle, it gets one
+	// TOO_MANY_CLIENTS error frame and is closed, so a runaway script
+	// cannot exhaust the supervisor's file descriptors. At most
+	// MaxConns-MaxConns/8 of them may be subscribed, so that event
+	// followers cannot take every slot either. Default DefaultMaxConns.
 	MaxConns int
+	// EvictIdleAfter is how long a connection must have been idle (no
+	// request in flight, none being read, not subscribed) before a new
+	// connection may close it for its slot: a client between its connect
+	// and its first write is not idle. Default DefaultEvictIdleAfter.
+	EvictIdleAfter time.Duration
 	// FrameTimeout is how long a frame may take to arrive once its first byte
 	// has: a client stalled mid-frame is closed rather than holding the
 	// connection forever. Default 5s.
 	FrameTimeout time.Duration
 	// IdleTimeout closes a connection that sends nothing for this long
 	// between requests. Subscribed connections are exempt (they only
-	// listen). Default 5m.
+	// listen). Default DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// WriteTimeout bounds each response or event write. A client that does
 	// not read its responses, or a subscriber that cannot keep up, is
@@ -72,7 +80,8 @@ type ServerConfig struct {
 	// DefaultNoisyBurst and DefaultNoisyInterval.
 	NoisyBurst    int
 	NoisyInterval time.Duration
-	// Now is the clock of the warning rate limit; time.Now when nil.
+	// Now is the clock of the warning rate limit and of idle ages;
+	// time.Now when nil.
 	Now func() time.Time
 	// UID is the only user id allowed to connect. 0 means os.Geteuid(), the
 	// user the server runs as. Root is not exempt: an accidental
@@ -85,6 +94,26 @@ type ServerConfig struct {
 // `state` must all fit, while a runaway client still cannot exhaust fds.
 const DefaultMaxConns = 128
 
+// DefaultIdleTimeout closes a connection that sends nothing for this long.
+// sup's own clients make one call per connection (a hook, a verb) or
+// subscribe; 30 s, not the 5 min it once was, so that a buggy client's
+// forgotten connections free their slots soon (specs/ipc.md, "Connection
+// slots").
+const DefaultIdleTimeout = 30 * time.Second
+
+// DefaultEvictIdleAfter: a second is far longer than any client's gap
+// between connect and first request, and far shorter than anyone waits.
+const DefaultEvictIdleAfter = time.Second
+
+// maxSubscribers is how many connections may be subscribed: all but an
+// eighth of the slots, which stay for requests (hooks, stop, state).
+func (c *ServerConfig) maxSubscribers() int {
+	if c.MaxConns < 2 {
+		return c.MaxConns
+	}
+	return c.MaxConns - max(1, c.MaxConns/8)
+}
+
 func (c *ServerConfig) setDefaults() {
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = DefaultMaxFrame
@@ -96,7 +125,10 @@ func (c *ServerConfig) setDefaults() {
 		c.FrameTimeout = 5 * time.Second
 	}
 	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 5 * time.Minute
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.EvictIdleAfter <= 0 {
+		c.EvictIdleAfter = DefaultEvictIdleAfter
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 5 * time.Second
@@ -145,6 +177,7 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	admitted  int
+	perPID    map[int]int // admitted connections per peer process
 	closed    bool
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
@@ -167,6 +200,7 @@ func NewServer(cfg ServerConfig) *Server {
 		handlers:  map[string]HandlerFunc{},
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
+		perPID:    map[int]int{},
 		subs:      map[*subscriber]struct{}{},
 		replay:    replayBuffer{max: cfg.EventBuffer},
 	}
@@ -286,24 +320,99 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// admit counts c against MaxConns; false means the server is full.
-func (s *Server) admit() bool {
+// admit counts c against MaxConns. When every slot is taken it closes an
+// idle connection and gives c its slot, so idle clients cannot lock hooks
+// and control verbs out; it returns the evicted connection (nil if none).
+// The one evicted is the connection idle the longest, if that is at least
+// EvictIdleAfter; else the longest idle one of the process holding the
+// most connections, if it holds a hog's share (hogConns) — a process
+// looping over connect is the likeliest buggy client, and its fresh
+// connections must not shut out everyone else's (a newcomer from that
+// process itself does not get this second chance). false means no slot
+// could be freed.
+func (s *Server) admit(c *conn) (evicted *conn, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.admitted >= s.cfg.MaxConns {
-		return false
+		if evicted = s.oldestIdle(c.peer.PID); evicted == nil {
+			return nil, false
+		}
+		evicted.evicted = true
+		s.unadmit(evicted)
+		evicted.close() // its read fails; its goroutine ends and logs nothing more
 	}
 	s.admitted++
+	s.perPID[c.peer.PID]++
+	c.admitted = true
+	return evicted, true
+}
+
+// hogConns is how many connections make a process a hog: an eighth of the
+// slots (sup's own clients use one or two per process).
+func (s *Server) hogConns() int { return max(2, s.cfg.MaxConns/8) }
+
+// unadmit gives c's slot back. s.mu is held.
+func (s *Server) unadmit(c *conn) {
+	if !c.admitted {
+		return
+	}
+	c.admitted = false
+	s.admitted--
+	if s.perPID[c.peer.PID]--; s.perPID[c.peer.PID] <= 0 {
+		delete(s.perPID, c.peer.PID)
+	}
+}
+
+// oldestIdle is the connection to evict for a newcomer of process pid
+// (see admit), or nil. s.mu is held.
+func (s *Server) oldestIdle(pid int) *conn {
+	limit := s.cfg.Now().Add(-s.cfg.EvictIdleAfter)
+	hog, most := 0, 0
+	for p, n := range s.perPID {
+		if n > most {
+			hog, most = p, n
+		}
+	}
+	var oldest, oldestOfHog *conn
+	for c := range s.conns {
+		if !c.admitted || c.idleSince.IsZero() {
+			continue
+		}
+		if !c.idleSince.After(limit) && (oldest == nil || c.idleSince.Before(oldest.idleSince)) {
+			oldest = c
+		}
+		if most >= s.hogConns() && c.peer.PID == hog && hog != pid && (oldestOfHog == nil || c.idleSince.Before(oldestOfHog.idleSince)) {
+			oldestOfHog = c
+		}
+	}
+	if oldest != nil {
+		return oldest
+	}
+	return oldestOfHog
+}
+
+// setIdle marks c idle (waiting for a request's first byte) or busy. It
+// reports false when c was evicted meanwhile: its slot is gone, and a
+// request that raced the eviction is dropped with the connection.
+func (s *Server) setIdle(c *conn, idle bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.evicted {
+		return false
+	}
+	if idle {
+		c.idleSince = s.cfg.Now()
+	} else {
+		c.idleSince = time.Time{}
+	}
 	return true
 }
 
-func (s *Server) release(c *conn, admitted bool) {
+func (s *Server) release(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
-	if admitted {
-		s.admitted--
-	}
+	s.unadmit(c)
 }
 
 // Shutdown stops accepting connections (unlinking the socket), lets the

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
 )
 
 // TestBadInput drives a live server with every kind of bad input, each on a
@@ -448,5 +451,132 @@ func TestOnClient(t *testing.T) {
 	c.Close()
 	if n := next(); n.event != "disconnect" || n.data["requests"] != 2 {
 		t.Fatalf("disconnect: %+v", n)
+	}
+}
+
+// fakeClock is a settable clock for ServerConfig.Now.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// TestFullSlotsEvictOldestIdle: with every slot taken, a new connection
+// closes the one idle the longest and is served; connections idle for less
+// than EvictIdleAfter, with a request in flight, or subscribed are never
+// evicted, and with only those the newcomer gets TOO_MANY_CLIENTS.
+func TestFullSlotsEvictOldestIdle(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	ts := startServer(t, ServerConfig{MaxConns: 4, Now: clock.Now, Events: []string{"e"}}, func(s *Server) {
+		testHandlers(s)
+		s.Handle("slow", func(ctx context.Context, req *Request) (any, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return "done", nil
+		})
+	})
+	oldest, newer := dialRaw(t, ts.path), dialRaw(t, ts.path)
+	helloRaw(t, oldest, 1)
+	clock.Advance(500 * time.Millisecond) // idle, but not for EvictIdleAfter (1 s)
+	helloRaw(t, newer, 1)
+	busy := dialRaw(t, ts.path)
+	writeAll(t, busy, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 7, "method": "slow"})))
+	sub := dialClient(t, ts.path)
+	if _, err := sub.Subscribe(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 2*time.Second, "the slow request to be in its handler", func() bool { return ts.inflight.Load() == 1 })
+
+	// Nothing idle long enough yet: refused.
+	fresh := dialRaw(t, ts.path)
+	if r := readResponse(t, fresh); r.Error == nil || r.Error.Code != CodeTooManyClients {
+		t.Fatalf("newcomer with no evictable connection: %+v, want TOO_MANY_CLIENTS", r)
+	}
+
+	// Ten minutes on, oldest goes first, then newer; never busy or sub.
+	clock.Advance(10 * time.Minute)
+	for _, victim := range []net.Conn{oldest, newer} {
+		c := dialRaw(t, ts.path)
+		helloRaw(t, c, 2)
+		expectClosed(t, victim, 2*time.Second)
+		clock.Advance(10 * time.Minute) // c is idle too from now on, but newer than the next victim
+	}
+	once.Do(func() { close(release) })
+	if r := readResponse(t, busy); !r.OK || r.ID != 7 {
+		t.Fatalf("the busy connection's request: %+v, want its answer", r)
+	}
+	if !strings.Contains(ts.logs.String(), "closed the oldest idle connection") {
+		t.Fatalf("eviction not logged:\n%s", ts.logs.String())
+	}
+}
+
+// TestSubscriberSlotsCapped: subscriptions may take all but an eighth of
+// the slots; one more is refused with TOO_MANY_CLIENTS on its request, and
+// that connection still answers requests.
+func TestSubscriberSlotsCapped(t *testing.T) {
+	ts := startServer(t, ServerConfig{MaxConns: 8, Events: []string{"e"}}, testHandlers)
+	for range 7 {
+		if _, err := dialClient(t, ts.path).Subscribe(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := dialClient(t, ts.path)
+	_, err := c.Subscribe(context.Background(), nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeTooManyClients || !strings.Contains(e.Message, "still takes requests") {
+		t.Fatalf("8th subscriber of 8 slots: %v, want TOO_MANY_CLIENTS", err)
+	}
+	if err := c.Call(context.Background(), "state", nil, nil); err != nil {
+		t.Fatalf("state after the refused subscribe: %v", err)
+	}
+}
+
+// TestHogEvictedForOthers: one process holding every slot with fresh
+// connections (a client looping over connect) cannot shut out another
+// process: the newcomer evicts the hog's longest idle connection at once,
+// while a newcomer of the hog itself is still refused.
+func TestHogEvictedForOthers(t *testing.T) {
+	peer := buildPeer(t)
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)} // 16 ms in all: nothing idle for 1 s
+	ts := startServer(t, ServerConfig{MaxConns: 16, Now: clock.Now}, testHandlers)
+	var held []net.Conn
+	for range 16 {
+		c := dialRaw(t, ts.path)
+		helloRaw(t, c, 1)
+		held = append(held, c)
+		clock.Advance(time.Millisecond)
+	}
+	out, err := exec.Command(peer, ts.path).CombinedOutput()
+	if got := strings.TrimSpace(string(out)); err != nil || got != "ok" {
+		t.Fatalf("another process behind a hog of 16 fresh connections: %q %v, want ok", got, err)
+	}
+	expectClosed(t, held[0], 2*time.Second) // the hog's longest idle one
+	// The other process is gone: the hog takes its slot back, and then
+	// its next newcomer has nothing it may evict.
+	testutil.WaitUntil(t, 2*time.Second, "the other process's slot to be free", func() bool {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		return ts.admitted == 15
+	})
+	helloRaw(t, dialRaw(t, ts.path), 1)
+	mine := dialRaw(t, ts.path)
+	if r := readResponse(t, mine); r.Error == nil || r.Error.Code != CodeTooManyClients {
+		t.Fatalf("the hog's own newcomer: %+v, want TOO_MANY_CLIENTS", r)
 	}
 }

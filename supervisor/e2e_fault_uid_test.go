@@ -22,7 +22,9 @@ import (
 // TestE2EFaultOtherUIDRefused: a process of another uid can neither list,
 // read the state of, nor inject into a supervisor — neither through the
 // default modes (dir 0700, socket 0600) nor after someone opened them wide
-// (dir 0755, socket 0666), where the SO_PEERCRED check refuses it.
+// (dir 0755, socket 0666), where its sup refuses the runtime dir it does not
+// own, nor through a symlink to the socket in a dir of its own, where the
+// SO_PEERCRED checks (its client's and the server's) refuse it.
 func TestE2EFaultOtherUIDRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
 		testutil.Missing(t, "needs root to run a client as another uid (setpriv --reuid); CI runs as root")
@@ -73,16 +75,33 @@ func TestE2EFaultOtherUIDRefused(t *testing.T) {
 		}
 	}
 
-	refused("default modes", "permission denied")
+	refused("default modes", "is owned by uid 0")
 
-	// Opened wide: the connection is made, and refused by the peer check.
+	// Opened wide: the other user's sup refuses a runtime dir it does not
+	// own before it lists anything (specs/security.md, "Local peers").
 	if err := os.Chmod(rt, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(sock, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	refused("dir 0755, socket 0666", "PERMISSION_DENIED")
+	refused("dir 0755, socket 0666", "is owned by uid 0")
+
+	// Through a dir of their own holding a symlink to the socket: the
+	// connection is made, and each side's peer check refuses the other.
+	own := filepath.Join(filepath.Dir(sup), "rt")
+	if err := os.Mkdir(own, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sock, filepath.Join(own, before.SessionID+".sock")); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(uid)
+	if err := os.Chown(own, n, n); err != nil {
+		t.Fatal(err)
+	}
+	rt = own
+	refused("own dir, symlinked socket 0666", "PERMISSION_DENIED")
 
 	// Nothing reached the child, and the supervisor is unharmed.
 	time.Sleep(200 * time.Millisecond)

@@ -75,6 +75,18 @@ def _read_exact(sock, n, eof_ok=False):
     return buf
 
 
+def _check_server(sock, path):
+    """Refuse a socket served by another uid (SO_PEERCRED, Linux), before
+    sending anything: a planted socket must not get our requests
+    (specs/ipc.md, 'Who may connect')."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return
+    pid, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    if uid != os.geteuid():
+        raise SupError("PERMISSION_DENIED", "%s is served by uid %d (pid %d), not by you (uid %d); "
+                       "sup talks only to your own supervisors" % (path, uid, pid, os.geteuid()))
+
+
 class Client:
     """One connection. Calls are sequential; answers come back in order."""
 
@@ -83,7 +95,8 @@ class Client:
         self.sock.settimeout(timeout)
         try:
             self.sock.connect(path)
-        except OSError:
+            _check_server(self.sock, path)
+        except (OSError, SupError):
             self.sock.close()
             raise
         self.next_id = 1

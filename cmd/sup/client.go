@@ -23,7 +23,19 @@ const dialTimeout = 2 * time.Second
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
-func runtimeDir() string { return ipc.RuntimeDir(os.Getenv) }
+// runtimeDir is the runtime dir every verb reads, after the one trust check
+// (ipc.CheckRuntimeDir: ours, a real directory, 0700; one lstat, so it is
+// made at every call rather than cached). It returns an error rather than a
+// path sup must not trust: every caller has to handle it, so no verb can
+// list, dial or read a dir that another user made (specs/security.md,
+// "Local peers").
+func runtimeDir() (string, error) {
+	dir := ipc.RuntimeDir(os.Getenv)
+	if err := ipc.CheckRuntimeDir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
 
 // withTarget finds the session TARGET names and calls fn with a client
 // connected to its socket.
@@ -33,7 +45,11 @@ func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, brok
 	} else if len(hosts) > 0 {
 		return withRemoteTarget(ctx, cmd, hosts, fn)
 	}
-	res, err := broker.Discover(ctx, runtimeDir(), dialTimeout)
+	dir, err := runtimeDir()
+	if err != nil {
+		return err
+	}
+	res, err := broker.Discover(ctx, dir, dialTimeout)
 	if err != nil {
 		return err
 	}

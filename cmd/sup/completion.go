@@ -88,7 +88,11 @@ func completionArgs() []string {
 // printTargets prints each live session's name (described by its
 // workspace/role and activity) and, where names repeat, its id.
 func printTargets(ctx context.Context, cmd *cli.Command) {
-	res, err := broker.Discover(ctx, runtimeDir(), completionTimeout)
+	dir, err := runtimeDir()
+	if err != nil {
+		return // no candidates: the shell falls back to its default
+	}
+	res, err := broker.Discover(ctx, dir, completionTimeout)
 	if err != nil {
 		return // no candidates: the shell falls back to its default
 	}

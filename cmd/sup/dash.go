@@ -39,7 +39,7 @@ func dashCommand() *cli.Command {
 			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			dir := runtimeDir()
+			dir := f.RuntimeDir // checked by fanout
 			m := newDashModel(dir, time.Now, dashIO(ctx, cmd.String("client")))
 			// No renderer: bubbletea's redraws on a 60 fps ticker, which
 			// would wake an idle dashboard 60 times a second. The painter

@@ -21,7 +21,11 @@ func followAll(ctx context.Context) error {
 	var werr error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err := broker.FollowAll(ctx, runtimeDir(), eventsRescan, func(ev broker.SessionEvent) {
+	dir, err := runtimeDir()
+	if err != nil {
+		return err
+	}
+	err = broker.FollowAll(ctx, dir, eventsRescan, func(ev broker.SessionEvent) {
 		if err := enc.Encode(ev); err != nil && werr == nil {
 			werr = err // stdout closed (| head): stop
 			cancel()

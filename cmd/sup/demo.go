@@ -153,7 +153,11 @@ func (d demo) start(ctx context.Context) error {
 
 // demoSessions are the live sessions of the demo's documents.
 func (d demo) sessions(ctx context.Context) ([]broker.Session, error) {
-	res, err := broker.Discover(ctx, runtimeDir(), fanoutTimeout)
+	dir, err := runtimeDir()
+	if err != nil {
+		return nil, err
+	}
+	res, err := broker.Discover(ctx, dir, fanoutTimeout)
 	var mine []broker.Session
 	for _, s := range res.Sessions {
 		if filepath.Dir(s.State.Document) == d.dir {

@@ -93,7 +93,14 @@ func TestMetricsPrometheus(t *testing.T) {
 // says it serves on and what it printed before.
 func serveMetricsProcess(t testing.TB, f *testutil.Rig, args ...string) (addr, before string) {
 	t.Helper()
-	cmd := exec.Command(f.Bins.Sup, append([]string{"metrics"}, args...)...)
+	_, addr, before = serveMetricsCmd(t, f, args...)
+	return addr, before
+}
+
+// serveMetricsCmd is serveMetricsProcess that also returns the process.
+func serveMetricsCmd(t testing.TB, f *testutil.Rig, args ...string) (cmd *exec.Cmd, addr, before string) {
+	t.Helper()
+	cmd = exec.Command(f.Bins.Sup, append([]string{"metrics"}, args...)...)
 	cmd.Env = f.Environ()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -107,17 +114,20 @@ func serveMetricsProcess(t testing.TB, f *testutil.Rig, args ...string) (addr, b
 		var lines []string
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- [2]string{m[1], strings.Join(lines, "\n")}
+				select { // the first address; the scanner goes on draining stderr
+				case found <- [2]string{m[1], strings.Join(lines, "\n")}:
+				default:
+				}
 			}
 			lines = append(lines, sc.Text())
 		}
 	}()
 	select {
 	case r := <-found:
-		return r[0], r[1]
+		return cmd, r[0], r[1]
 	case <-time.After(20 * time.Second):
 		t.Fatal("sup metrics --listen never said where it serves")
-		return "", ""
+		return nil, "", ""
 	}
 }
 

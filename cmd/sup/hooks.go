@@ -90,7 +90,9 @@ func hooksInstallCommand() *cli.Command {
 				return nil
 			}
 			written, err := plan.Apply(time.Now())
-			printPlan(os.Stdout, plan, written, false)
+			if err == nil || len(written) > 0 { // else nothing was installed: the error says why
+				printPlan(os.Stdout, plan, written, false)
+			}
 			if err != nil {
 				return fmt.Errorf("hooks install: %w", err)
 			}

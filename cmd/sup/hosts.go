@@ -44,13 +44,32 @@ func configuredHosts() ([]broker.Host, error) {
 
 // sshOf is how this broker runs ssh: SUP_SSH_CONFIG names an ssh config
 // file to use instead of ~/.ssh/config (ssh -F), for a separate identity
-// or a test's private one.
-func sshOf() broker.SSH {
-	s := broker.SSH{ControlDir: broker.ControlDirOf(runtimeDir())}
+// or a test's private one. The ssh control sockets live in the runtime
+// dir, so it is checked first.
+func sshOf() (broker.SSH, error) {
+	dir, err := runtimeDir()
+	if err != nil {
+		return broker.SSH{}, err
+	}
+	return sshAt(dir), nil
+}
+
+// sshAt is sshOf with the runtime dir already checked.
+func sshAt(dir string) broker.SSH {
+	s := broker.SSH{ControlDir: broker.ControlDirOf(dir)}
 	if f := os.Getenv("SUP_SSH_CONFIG"); f != "" {
 		s.Options = []string{"-F", f}
 	}
 	return s
+}
+
+// fanoutOf is the fan-out over hosts from this host's checked runtime dir.
+func fanoutOf(hosts []broker.Host) (broker.Fanout, error) {
+	dir, err := runtimeDir()
+	if err != nil {
+		return broker.Fanout{}, err
+	}
+	return broker.Fanout{RuntimeDir: dir, Hosts: hosts, SSH: sshAt(dir), Timeout: fanoutTimeout, Deadline: hostDeadline}, nil
 }
 
 // fanout is where a fan-out verb looks, per --host.
@@ -59,7 +78,11 @@ func fanout(cmd *cli.Command) (broker.Fanout, bool, error) {
 	if err != nil {
 		return broker.Fanout{}, false, err
 	}
-	broker.RemoveHostCachesExcept(runtimeDir(), hosts)
+	f, err := fanoutOf(nil)
+	if err != nil {
+		return broker.Fanout{}, false, err
+	}
+	broker.RemoveHostCachesExcept(f.RuntimeDir, hosts)
 	var name string
 	if cmd != nil {
 		name = cmd.String("host")
@@ -68,7 +91,8 @@ func fanout(cmd *cli.Command) (broker.Fanout, bool, error) {
 	if err != nil {
 		return broker.Fanout{}, false, err
 	}
-	return broker.Fanout{RuntimeDir: runtimeDir(), Hosts: remote, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline}, local, nil
+	f.Hosts = remote
+	return f, local, nil
 }
 
 // discoverHosts asks every host --host selects, telling stderr about the
@@ -169,7 +193,10 @@ func splitHostTarget(target string, hosts []broker.Host) (host, rest string, ok 
 // session is reached through its host's relay (`sup relay --session`).
 func withRemoteTarget(ctx context.Context, cmd *cli.Command, hosts []broker.Host, fn func(*ipc.Client, broker.Session) error) error {
 	target := cmd.Args().First()
-	f := broker.Fanout{RuntimeDir: runtimeDir(), Hosts: hosts, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline}
+	f, err := fanoutOf(hosts)
+	if err != nil {
+		return err
+	}
 	local := true
 	if h, rest, ok := splitHostTarget(target, hosts); ok {
 		target = rest
@@ -242,7 +269,7 @@ func followAllHosts(ctx context.Context, cmd *cli.Command) error {
 		}()
 	}
 	if local {
-		err = broker.FollowAll(ctx, runtimeDir(), eventsRescan, emit)
+		err = broker.FollowAll(ctx, f.RuntimeDir, eventsRescan, emit)
 		cancel()
 	}
 	wg.Wait()
@@ -264,7 +291,11 @@ func jump(ctx context.Context, socket, client string, s broker.Session) (broker.
 	}
 	for _, h := range hosts {
 		if h.Name == s.Host {
-			return sshOf().JumpRemote(ctx, socket, client, h, s)
+			ssh, err := sshOf()
+			if err != nil {
+				return broker.Jumped{}, err
+			}
+			return ssh.JumpRemote(ctx, socket, client, h, s)
 		}
 	}
 	return broker.Jumped{}, fmt.Errorf("%s: host %s is no longer in hosts: of config.yaml", s.State.Name, s.Host)
@@ -278,10 +309,14 @@ func collectHostsMetrics(ctx context.Context) (broker.Snapshot, error) {
 	if err != nil {
 		return broker.Snapshot{}, err
 	}
-	if len(hosts) == 0 {
-		return broker.CollectMetrics(ctx, runtimeDir(), fanoutTimeout)
+	f, err := fanoutOf(hosts)
+	if err != nil {
+		return broker.Snapshot{}, err
 	}
-	f := broker.Fanout{RuntimeDir: runtimeDir(), Hosts: hosts, SSH: sshOf(), Timeout: fanoutTimeout, Deadline: hostDeadline, Metrics: true}
+	if len(hosts) == 0 {
+		return broker.CollectMetrics(ctx, f.RuntimeDir, fanoutTimeout)
+	}
+	f.Metrics = true
 	results := f.DiscoverHosts(ctx, true)
 	if results[0].Err != nil {
 		return broker.Snapshot{}, results[0].Err
@@ -310,7 +345,11 @@ func dialSession(ctx context.Context, s broker.Session) (*ipc.Client, func(), er
 	}
 	for _, h := range hosts {
 		if h.Name == s.Host {
-			hc, err := sshOf().DialHost(ctx, h, s.State.SessionID)
+			ssh, err := sshOf()
+			if err != nil {
+				return nil, nil, err
+			}
+			hc, err := ssh.DialHost(ctx, h, s.State.SessionID)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -24,7 +24,10 @@ const fanoutTimeout = time.Second
 // discoverAll asks every supervisor for its state, telling stderr about
 // the ones that did not answer.
 func discoverAll(ctx context.Context, timeout time.Duration) ([]broker.Session, error) {
-	dir := runtimeDir()
+	dir, err := runtimeDir()
+	if err != nil {
+		return nil, err
+	}
 	res, err := broker.Discover(ctx, dir, timeout)
 	if err != nil {
 		return nil, err

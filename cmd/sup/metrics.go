@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/metricserve"
 	"github.com/urfave/cli/v3"
 )
 
@@ -90,9 +91,19 @@ func writeTextfile(ctx context.Context, path string) error {
 	return nil
 }
 
-// serveMetrics answers GET /metrics with a fresh collection per scrape
-// until ctx ends. It listens before saying where, so "serving" means a
-// scrape can connect.
+// metricsTTL is how long one collection answers scrapes: Prometheus
+// scrapes every 15 s or more, so a second-old body is fresh, and a storm of
+// scrapes costs the supervisors one fan-out a second (specs/security.md,
+// "Resource limits").
+const metricsTTL = time.Second
+
+// metricsCollectTimeout bounds one collection, whoever waits for it: the
+// slowest host's deadline plus the local fan-out.
+const metricsCollectTimeout = hostDeadline + 2*fanoutTimeout
+
+// serveMetrics answers GET /metrics until ctx ends, from one collection
+// shared by concurrent scrapes and reused for metricsTTL. It listens before
+// saying where, so "serving" means a scrape can connect.
 func serveMetrics(ctx context.Context, addr string, allowRemote bool) error {
 	loopback, err := loopbackAddr(addr)
 	if err != nil {
@@ -101,28 +112,32 @@ func serveMetrics(ctx context.Context, addr string, allowRemote bool) error {
 	if !loopback && !allowRemote {
 		return fmt.Errorf("metrics: --listen %s is reachable from other hosts; the sessions' sockets are owner-only, so exposing their state needs --allow-remote (or listen on 127.0.0.1:PORT)", addr)
 	}
-	ln, err := net.Listen("tcp", addr)
+	if _, err := runtimeDir(); err != nil {
+		return err // before listening: a scrape would only show this error
+	}
+	lns, err := metricserve.Listen(ctx, addr)
 	if err != nil {
 		return fmt.Errorf("metrics: --listen %s: %w", addr, err)
 	}
 	if !loopback {
-		fmt.Fprintf(os.Stderr, "sup: warning: serving every session's state to other hosts on %s, without authentication\n", ln.Addr())
+		fmt.Fprintf(os.Stderr, "sup: warning: serving every session's state to other hosts on %s, without authentication\n", addr)
 	}
+	shared := &metricserve.Shared{TTL: metricsTTL, Timeout: metricsCollectTimeout,
+		Collect: func(ctx context.Context) ([]byte, error) {
+			var buf bytes.Buffer
+			err := writeMetrics(ctx, &buf)
+			return buf.Bytes(), err
+		}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		var buf bytes.Buffer
-		if err := writeMetrics(r.Context(), &buf); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
+	mux.Handle("/metrics", metricserve.Handler(shared, "text/plain; version=0.0.4; charset=utf-8"))
+	srv := metricserve.NewServer(mux, metricsCollectTimeout+5*time.Second,
+		slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn))
+	for _, ln := range lns {
+		for _, a := range metricserve.Describe(ln) {
+			fmt.Fprintf(os.Stderr, "sup: serving http://%s/metrics\n", a)
 		}
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		_, _ = w.Write(buf.Bytes()) // Best effort: the scraper hung up.
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
-	stop := context.AfterFunc(ctx, func() { srv.Close() })
-	defer stop()
-	fmt.Fprintf(os.Stderr, "sup: serving http://%s/metrics\n", ln.Addr())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	}
+	if err := metricserve.Serve(ctx, srv, lns); err != nil {
 		return fmt.Errorf("metrics: serve %s: %w", addr, err)
 	}
 	return nil

@@ -257,20 +257,24 @@ func statusLineCommand() *cli.Command {
 			}
 			// The queue files, not the sockets: tmux runs this for every
 			// client every status-interval (specs/broker.md).
-			sessions, err := broker.ReadQueueFiles(runtimeDir())
+			dir, err := runtimeDir()
+			if err != nil {
+				return err
+			}
+			sessions, err := broker.ReadQueueFiles(dir)
 			if err != nil {
 				return err
 			}
 			// Other hosts: what the last fan-out learnt (specs/broker.md
 			// "Hosts"), still a local read.
-			caches, err := broker.ReadHostCaches(runtimeDir())
+			caches, err := broker.ReadHostCaches(dir)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
 			line := statusLine(broker.Queue(append(sessions, broker.CachedSessions(caches)...), now))
 			fmt.Println(line + remoteSuffix(line, caches, now))
-			refreshHostCaches(caches, now)
+			refreshHostCaches(dir, caches, now)
 			return nil
 		},
 	}

@@ -27,11 +27,15 @@ func relayCommand() *cli.Command {
 			if d := cmd.Duration("idle"); d <= 0 {
 				return fmt.Errorf("relay: --idle %s: must be a positive duration such as 10m", d)
 			}
+			dir, err := runtimeDir()
+			if err != nil {
+				return err
+			}
 			if id := cmd.String("session"); id != "" {
-				return broker.RelayConnect(os.Stdin, os.Stdout, runtimeDir(), id)
+				return broker.RelayConnect(os.Stdin, os.Stdout, dir, id)
 			}
 			return broker.ServeRelay(ctx, os.Stdin, os.Stdout, broker.RelayConfig{
-				RuntimeDir: runtimeDir(), Version: versionString(), Idle: cmd.Duration("idle")})
+				RuntimeDir: dir, Version: versionString(), Idle: cmd.Duration("idle")})
 		},
 	}
 }

@@ -52,8 +52,12 @@ func routeCommand() *cli.Command {
 					return fmt.Errorf("route: --doc: %w", err)
 				}
 			}
+			dir, err := runtimeDir()
+			if err != nil {
+				return err
+			}
 			r := &broker.Router{
-				RuntimeDir: runtimeDir(), StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
+				RuntimeDir: dir, StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
 				StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
 			}

@@ -43,7 +43,11 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		args = append(args, "--requester="+originRequester("cli:"+os.Getenv("USER")))
 	}
 	args = append(args, "--", cmd.Args().First())
-	argv := sshOf().Argv(h, false, args...)
+	ssh, err := sshOf()
+	if err != nil {
+		return err
+	}
+	argv := ssh.Argv(h, false, args...)
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err = c.Run()

@@ -53,7 +53,7 @@ func remoteSuffix(line string, caches []broker.HostCache, now time.Time) string 
 // the caches) when the oldest cache is older than hostRefreshAfter and no
 // refresh started within that time: status-line itself never waits on
 // the network.
-func refreshHostCaches(caches []broker.HostCache, now time.Time) {
+func refreshHostCaches(dir string, caches []broker.HostCache, now time.Time) {
 	stale := false
 	for _, c := range caches {
 		if now.Sub(time.UnixMilli(max(c.At, c.FailedAt))) > hostRefreshAfter {
@@ -63,7 +63,7 @@ func refreshHostCaches(caches []broker.HostCache, now time.Time) {
 	if !stale {
 		return
 	}
-	stamp := filepath.Join(broker.HostCacheDir(runtimeDir()), ".refresh")
+	stamp := filepath.Join(broker.HostCacheDir(dir), ".refresh")
 	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < hostRefreshAfter {
 		return
 	}

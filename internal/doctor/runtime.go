@@ -41,6 +41,7 @@ func checkRuntime(ctx context.Context, o *Options) []Finding {
 		out = append(out, Finding{Check: "runtime_dir", Severity: Problem, Subject: dir,
 			Message: fmt.Sprintf("%s belongs to uid %d, not you (uid %d): sup refuses to use it", dir, st.Uid, euid),
 			Fix:     "point SUP_RUNTIME_DIR at a directory of yours"})
+		return out // its sockets are not ours to probe or remove
 	case fi.Mode().Perm() != 0o700:
 		out = append(out, Finding{Check: "runtime_dir", Severity: Problem, Subject: dir,
 			Message: fmt.Sprintf("%s has mode %04o; want 0700 so no other user can reach the sockets", dir, fi.Mode().Perm()),
