@@ -65,10 +65,13 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			s.setDraft(res.Draft)
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
-				if wait := s.unrecognized(snap); wait > 0 {
+				if wait := s.modelLook(snap, classify.Salient(snap)); wait > 0 {
 					recheck.Reset(wait)
 				}
 				continue
+			}
+			if wait := s.modelSummary(snap, res.Activity); wait > 0 {
+				recheck.Reset(wait)
 			}
 		}
 		if res.Activity == activity.Ready {
@@ -81,21 +84,6 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
 			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
 	}
-}
-
-// unrecognized applies the tracker's fallback to a screen no rule read;
-// it returns when to look again (0: no need).
-func (s *Session) unrecognized(snap screen.Snapshot) time.Duration {
-	now := time.Now()
-	s.mu.Lock()
-	changed, wait := s.act.Unrecognized(now, s.lastOutputAt(), classify.Salient(snap))
-	st := s.act.State(now)
-	s.mu.Unlock()
-	if changed {
-		s.publishActivity(st)
-		s.desk.Poke()
-	}
-	return wait
 }
 
 // How often a program that works without printing is looked at again: from
