@@ -83,6 +83,15 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 	if e := r.explain(); decided(e).Source != "model" || decided(e).Rule != "model:fake" {
 		t.Fatalf("explain: %+v", e)
 	}
+	for _, c := range []struct{ args, want string }{
+		{"queue", "[model] Deploy target: staging or production?"},
+		{"state doc", "2. production [p]"},
+		{"explain doc", "model reading needs_confirmation: Deploy target"},
+	} {
+		if out := r.mustSup(strings.Fields(c.args)...); !strings.Contains(out, c.want) {
+			t.Errorf("sup %s does not show %q:\n%s", c.args, c.want, out)
+		}
+	}
 	q, _ := fm.WaitFor(time.Second, func(q fakemodel.Request) bool { return q.API == "chat" })
 	if !strings.Contains(q.UserText, menuQuestion) || !strings.Contains(q.UserText, "(p) production") {
 		t.Fatalf("the screen sent: %q", q.UserText)

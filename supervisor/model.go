@@ -245,6 +245,18 @@ func (s *Session) modelState(st *ipc.State) {
 	}
 }
 
+// modelExplain is explain's model section: the reading of the screen shown
+// now, nil when none.
+func (s *Session) modelExplain() *ipc.ExplainModel {
+	var st ipc.State
+	s.modelState(&st)
+	n := s.model.current()
+	if n == nil {
+		return nil
+	}
+	return &ipc.ExplainModel{State: st.ModelState, Summary: st.ModelSummary, Options: st.ModelOptions, ScreenHash: n.hash}
+}
+
 // modelPrompt gives an open prompt the profile has no answer keys for the
 // options the model read on it: `sup answer N` types option N's key — only
 // ever on a human's explicit pick. s.mu is held.
