@@ -213,3 +213,26 @@ func TestE2EModelReadyDeliversNoTrigger(t *testing.T) {
 		t.Fatalf("typed into a screen only the model called ready: %q", got)
 	}
 }
+
+// TestE2EModelSummaryOfKnownDialog: with summaries on, a dialog a rule
+// reads but takes no summary from gets the model's, once; the rule keeps
+// the activity and the answer keys.
+func TestE2EModelSummaryOfKnownDialog(t *testing.T) {
+	r, fm := newModelRig(t, "  summaries: true\n")
+	r.write("config/sup/profiles/nosum.yaml", strings.Replace(testutil.ConfirmProfile, "      summary: '(?m)^Allow (.+)\\? \\[y/n\\]$'\n", "", 1)+"unknown_after: 1s\n")
+	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Allow removing the build directory?","actions_needed":[{"label":"Yes","key":"y"}]}`})
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "nosum", filepath.Join(r.dir, "doc.md"), "--", "fakeagent", "-raw", "-confirm", "rm build")
+	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
+	var st ipc.State
+	testutil.WaitUntil(t, 15*time.Second, "the model's summary", func() bool {
+		st = r.state("doc")
+		return st.Summary != ""
+	})
+	if st.Summary != "Allow removing the build directory?" || st.Reason != "permission" || strings.Join(st.PromptChoices, ",") != "yes,no,1-9" {
+		t.Fatalf("state: %+v", st)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if n := fm.Count("chat"); n != 1 {
+		t.Fatalf("%d calls, want 1", n)
+	}
+}

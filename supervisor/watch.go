@@ -47,6 +47,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		last = time.Now()
 		var res classify.Result
+		var snap screen.Snapshot
 		if v.lineMode {
 			var again time.Duration
 			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
@@ -55,7 +56,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				recheck.Reset(again)
 			}
 		} else {
-			snap := v.model.Snapshot()
+			snap = v.model.Snapshot()
 			if snap.InFrame {
 				recheck.Reset(frameRetry)
 				continue
@@ -70,8 +71,8 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				}
 				continue
 			}
-			if wait := s.modelSummary(snap, res.Activity); wait > 0 {
-				recheck.Reset(wait)
+			if res.Activity != activity.NeedsConfirmation {
+				s.model.forget() // a rule reads this screen: no reading of it
 			}
 		}
 		if res.Activity == activity.Ready {
@@ -83,6 +84,13 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
 			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
+		if !v.lineMode {
+			// After the rule's word is in: a dialog without a summary
+			// may ask the model for one (model.go).
+			if wait := s.modelSummary(snap, res.Activity); wait > 0 {
+				recheck.Reset(wait)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -35,6 +37,12 @@ func checkModel(ctx context.Context, o *Options) []Finding {
 	if err != nil {
 		return []Finding{{Check: "model", Severity: Problem, Subject: path, Message: err.Error(), Fix: "edit " + path}}
 	}
+	var out []Finding
+	if u, _ := url.Parse(m.Endpoint); key != "" && u.Scheme == "http" && !loopback(u.Hostname()) {
+		out = append(out, Finding{Check: "model", Severity: Warning, Subject: m.Endpoint,
+			Message: "the API key and the redacted screens go over plain http to " + u.Hostname(),
+			Fix: "use https for model.endpoint in " + path})
+	}
 	start := time.Now()
 	r, err := c.Read(ctx, nil, modelTestScreen)
 	if err != nil {
@@ -42,8 +50,17 @@ func checkModel(ctx context.Context, o *Options) []Finding {
 		if k := modelread.KindOf(err); k == modelread.FailNotJSON || k == modelread.FailBadReply {
 			fix = "the model answers, but not with the JSON asked for: try another model (model.name)"
 		}
-		return []Finding{{Check: "model", Severity: Problem, Subject: c.URL(), Message: err.Error(), Fix: fix}}
+		return append(out, Finding{Check: "model", Severity: Problem, Subject: c.URL(), Message: err.Error(), Fix: fix})
 	}
-	return []Finding{{Check: "model", Severity: OK, Subject: c.URL(), Message: fmt.Sprintf("model %s answered a test screen (%s, %d options) in %d ms; budget %d calls/hour",
-		m.Name, r.State, len(r.Actions), time.Since(start).Milliseconds(), c.Config().Budget)}}
+	return append(out, Finding{Check: "model", Severity: OK, Subject: c.URL(), Message: fmt.Sprintf("model %s answered a test screen (%s, %d options) in %d ms; budget %d calls/hour",
+		m.Name, r.State, len(r.Actions), time.Since(start).Milliseconds(), c.Config().Budget)})
+}
+
+// loopback reports whether host is this machine (a local model server).
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
