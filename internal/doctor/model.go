@@ -41,7 +41,7 @@ func checkModel(ctx context.Context, o *Options) []Finding {
 	if u, _ := url.Parse(m.Endpoint); key != "" && u.Scheme == "http" && !loopback(u.Hostname()) {
 		out = append(out, Finding{Check: "model", Severity: Warning, Subject: m.Endpoint,
 			Message: "the API key and the redacted screens go over plain http to " + u.Hostname(),
-			Fix: "use https for model.endpoint in " + path})
+			Fix:     "use https for model.endpoint in " + path})
 	}
 	start := time.Now()
 	r, err := c.Read(ctx, nil, modelTestScreen)
