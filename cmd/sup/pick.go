@@ -312,8 +312,10 @@ func promptBlock(st ipc.State, width int) string {
 		switch c {
 		case "yes", "no", "always":
 			keys = append(keys, c[:1]+" "+c)
-		case "1-9":
-			keys = append(keys, "1-9 option")
+		default:
+			if strings.HasPrefix(c, "1-") { // 1-9, or 1-N for a dialog the model read
+				keys = append(keys, c+" option")
+			}
 		}
 	}
 	if len(keys) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
@@ -110,6 +111,11 @@ func LoadConfig(configDir string) (Config, error) {
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if f, ok := strings.CutPrefix(cfg.Model.EnvFile, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			cfg.Model.EnvFile = filepath.Join(home, f)
+		}
 	}
 	if f := cfg.Model.EnvFile; f != "" && !filepath.IsAbs(f) {
 		cfg.Model.EnvFile = filepath.Join(configDir, f) // relative to config.yaml, not to wherever sup runs

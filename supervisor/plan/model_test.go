@@ -19,6 +19,12 @@ func TestUnitConfigModel(t *testing.T) {
 	if !cfg.Model.Enabled() || cfg.Model.Budget != 30 || cfg.Model.EnvFile != filepath.Join(dir, "keys.env") {
 		t.Fatalf("model: %+v", cfg.Model)
 	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir, _ = unitWriteConfig(t, "model:\n  endpoint: http://127.0.0.1:11434/v1\n  name: llama\n  key_env: K\n  env_file: ~/model.env\n")
+	if cfg, err := LoadConfig(dir); err != nil || cfg.Model.EnvFile != filepath.Join(home, "model.env") {
+		t.Fatalf("~ in env_file: %q %v", cfg.Model.EnvFile, err)
+	}
 	for yaml, want := range map[string]string{
 		"model:\n  endpoint: http://127.0.0.1:8080/v1\n  name: m\n  key: sk-live-123\n": "never goes in config.yaml",
 		"model:\n  endpoint: localhost:8080\n  name: m\n":                               "want an http(s) base URL",
