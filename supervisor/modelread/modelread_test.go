@@ -79,6 +79,7 @@ func TestRedaction(t *testing.T) {
 		"-----END OPENSSH PRIVATE KEY-----",
 		"password: hunter2",
 		"Authorization: Bearer abcdefghijklmnop",
+		"wrapped tail Qm9vZ2xlQW5kQXBwbGVBbmRNZXRhQW5kTW9yZTEyMzQ1Njc4OTA",
 		"host internal-42 ready",
 		"Allow this? [y/n]",
 	}, "\n")
@@ -91,7 +92,7 @@ func TestRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := req.Messages[len(req.Messages)-1].Content
-	for _, secret := range []string{"sk-ant-", "sk-proj", "AKIA", "ghp_", "BEGIN OPENSSH", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "hunter2", "abcdefghijklmnop", "internal-42"} {
+	for _, secret := range []string{"sk-ant-", "sk-proj", "AKIA", "ghp_", "BEGIN OPENSSH", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "hunter2", "abcdefghijklmnop", "internal-42", "Qm9vZ2xl"} {
 		if strings.Contains(sent, secret) || strings.Contains(string(body), secret) {
 			t.Errorf("%q reaches the endpoint:\n%s", secret, sent)
 		}

@@ -24,6 +24,10 @@ var builtinRedact = []string{
 	`\bAIza[A-Za-z0-9_\-]{30,}`,
 	`\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`,
 	`(?i)\bbearer\s+[A-Za-z0-9_\-.=:/+]{8,}`,
+	// Any run of 40 or more token characters: the tail of a key the
+	// terminal wrapped onto the next line matches no prefix above, and a
+	// screen loses nothing a model needs by it (hashes, blobs).
+	`[A-Za-z0-9_\-+=]{40,}`,
 	// The value after a password-, secret- or token-like name and a ':'
 	// or '=' (password: hunter2, API_TOKEN=abc, "secret": "x").
 	`(?i)(pass(word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?\s*[:=]\s*["']?[^\s"']+`,
