@@ -54,6 +54,9 @@ var counterHelp = map[string]string{
 	"trigger_errors_total":          "Trigger outcomes by error code.",
 	"hooks_total":                   "Agent hooks applied, by event (none: the agent's hooks are not installed).",
 	"activity_changes_total":        "Activity changes, by the signal that made them (hook, stream, screen, lifecycle).",
+	"model_calls_total":             "Calls of the model reader (specs/detection.md, \"The model reader\").",
+	"model_failures_total":          "Failed model reader calls, by kind (timeout, http, not_json, bad_reply); the rule verdict stood.",
+	"model_budget_exhausted_total":  "Screens not sent to the model because the host's budget was spent.",
 	"trigger_latency_seconds":       "Trigger request to acknowledged delivery.",
 	"trigger_write_latency_seconds": "Trigger request to first paste written.",
 }
@@ -65,6 +68,7 @@ var labelled = []struct{ prefix, family, label string }{
 	{"trigger_error_", "trigger_errors_total", "code"},
 	{"hook_", "hooks_total", "event"},
 	{"detection_", "activity_changes_total", "source"},
+	{"model_failed_", "model_failures_total", "kind"},
 }
 
 // labelledSeries maps a counter name to its labelled family, if it has one.

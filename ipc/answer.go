@@ -74,6 +74,17 @@ type ExplainResult struct {
 	// Process is the pty's foreground process facts (profiles without
 	// screen rules), nil otherwise.
 	Process *ExplainProcess `msgpack:"process" json:"process"`
+	// Model is the model reader's reading of the screen shown now, nil
+	// when it has none (off, not asked, failed).
+	Model *ExplainModel `msgpack:"model" json:"model"`
+}
+
+// ExplainModel is the model reader's reading of the current screen.
+type ExplainModel struct {
+	State      string        `msgpack:"state" json:"state"` // ready, busy, needs_confirmation, error
+	Summary    string        `msgpack:"summary" json:"summary"`
+	Options    []ModelOption `msgpack:"options" json:"options"`
+	ScreenHash string        `msgpack:"screen_hash" json:"screen_hash"` // the screen's hash, as in the session log
 }
 
 // ExplainSignal is the last signal one source sent, applied or not.

@@ -55,6 +55,20 @@ type State struct {
 	PromptChoices []string `msgpack:"prompt_choices" json:"prompt_choices"`
 	// PromptOptions are the prompt's numbered options as the screen shows them.
 	PromptOptions []PromptOption `msgpack:"prompt_options" json:"prompt_options"`
+	// ModelState, ModelSummary and ModelOptions are the model reader's
+	// reading of the screen shown now (specs/detection.md, "The model
+	// reader"): empty while it has none (off, not asked, failed).
+	ModelState   string        `msgpack:"model_state" json:"model_state"`
+	ModelSummary string        `msgpack:"model_summary" json:"model_summary"`
+	ModelOptions []ModelOption `msgpack:"model_options" json:"model_options"`
+}
+
+// ModelOption is one option the model reader saw on the screen: `sup
+// answer CHOICE` types Key once a human picks it.
+type ModelOption struct {
+	Choice string `msgpack:"choice" json:"choice"` // "1"…"9"
+	Label  string `msgpack:"label" json:"label"`
+	Key    string `msgpack:"key" json:"key"` // as the model wrote it: "y", "Down Enter"
 }
 
 // ExitInfo describes one exit of the child. Code is 128+n when the child

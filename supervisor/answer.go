@@ -72,6 +72,7 @@ func (s *Session) openPrompt(now time.Time) prompt {
 			p.options = append(p.options, ipc.PromptOption{Choice: nums[i], Label: labels[i]})
 		}
 	}
+	s.modelPrompt(&p) // no keys in the profile: the model's options, if it read any
 	return p
 }
 

@@ -83,6 +83,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 		f := *s.focused
 		r.Focused = &f
 	}
+	r.Model = s.modelExplain()
 	process, look := s.lastScreen.Process, s.lastForeground
 	s.mu.Unlock()
 	if c != nil && process {

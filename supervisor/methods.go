@@ -91,6 +91,7 @@ func (s *Session) sessionState() ipc.State {
 		st.Focused, st.FocusedAt = &f, unixMilli(s.focusedAt)
 	}
 	s.promptState(&st, time.Now())
+	s.modelState(&st)
 	if e, ok := s.tracker.Last(); ok {
 		st.LastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
 	}

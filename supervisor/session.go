@@ -65,7 +65,8 @@ type Session struct {
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
 
-	counts counters // hooks and activity changes, for `metrics`
+	counts counters     // hooks and activity changes, for `metrics`
+	model  *modelReader // the opt-in model reader (model.go); nil: off
 
 	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
 
@@ -127,6 +128,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
 	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
+	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
 	return s
 }
 

@@ -73,8 +73,10 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 		OperatorBusy: st.OperatorBusy || s.draft != "",
 		// Unknown is never deliverable: a screen no rule recognises may
 		// be a dialog, and a paste with an Enter would answer it.
+		// Nor is a model's reading: only a rule or a hook makes a screen
+		// safe to type into (specs/detection.md, "The model reader").
 		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation ||
-			st.Activity == activity.Unknown) || s.lifecycle == LifecycleStarting,
+			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || s.lifecycle == LifecycleStarting,
 		Stopped: s.lifecycle == LifecycleStopped,
 	}
 }

@@ -47,6 +47,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		last = time.Now()
 		var res classify.Result
+		var snap screen.Snapshot
 		if v.lineMode {
 			var again time.Duration
 			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
@@ -55,7 +56,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				recheck.Reset(again)
 			}
 		} else {
-			snap := v.model.Snapshot()
+			snap = v.model.Snapshot()
 			if snap.InFrame {
 				recheck.Reset(frameRetry)
 				continue
@@ -65,10 +66,13 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			s.setDraft(res.Draft)
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
-				if wait := s.unrecognized(snap); wait > 0 {
+				if wait := s.modelLook(snap, classify.Salient(snap)); wait > 0 {
 					recheck.Reset(wait)
 				}
 				continue
+			}
+			if res.Activity != activity.NeedsConfirmation {
+				s.model.forget() // a rule reads this screen: no reading of it
 			}
 		}
 		if res.Activity == activity.Ready {
@@ -80,22 +84,14 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
 			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
+		if !v.lineMode {
+			// After the rule's word is in: a dialog without a summary
+			// may ask the model for one (model.go).
+			if wait := s.modelSummary(snap, res.Activity); wait > 0 {
+				recheck.Reset(wait)
+			}
+		}
 	}
-}
-
-// unrecognized applies the tracker's fallback to a screen no rule read;
-// it returns when to look again (0: no need).
-func (s *Session) unrecognized(snap screen.Snapshot) time.Duration {
-	now := time.Now()
-	s.mu.Lock()
-	changed, wait := s.act.Unrecognized(now, s.lastOutputAt(), classify.Salient(snap))
-	st := s.act.State(now)
-	s.mu.Unlock()
-	if changed {
-		s.publishActivity(st)
-		s.desk.Poke()
-	}
-	return wait
 }
 
 // How often a program that works without printing is looked at again: from

@@ -134,6 +134,7 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 			fmt.Fprintf(w, "  | %s\n", l)
 		}
 	}
+	printExplainModel(w, r.Model)
 	if p := r.Process; p != nil {
 		fmt.Fprintf(w, "process child %d, foreground group %d: %s (task %d: %s)\n", p.ChildPID, p.ForegroundGroup, p.Wait, p.Task, p.Call)
 		if p.Rule != "" {

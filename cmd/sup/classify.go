@@ -12,6 +12,7 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
+	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
@@ -32,11 +33,17 @@ func classifyCommand() *cli.Command {
 			"(e.g. from tmux pipe-pane -O), on a COLSxROWS screen and applies the profile's classify:\n" +
 			"rules. Prints activity, reason, the deciding rule, the draft in the input box (a\n" +
 			"multi-line draft with \\n between its lines) and the rule's summary (a permission prompt's\n" +
-			"command); --json prints the same as one object.",
+			"command); --json prints the same as one object.\n\n" +
+			"--model also sends the screen to the model reader configured in config.yaml (model:),\n" +
+			"redacted and with the profile's model_examples, exactly as a session would, and prints its\n" +
+			"reading (model_state, model_summary, model_option lines); --model-request prints the\n" +
+			"request that would be sent (what leaves the machine) and sends nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "the profile whose pack to use: claude, codex, gemini or a user profile"},
 			&cli.StringFlag{Name: "size", Value: "120x40", Usage: "screen size COLSxROWS the bytes were written for"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.BoolFlag{Name: "model", Usage: "also ask the model reader configured in config.yaml (model:) to read the screen"},
+			&cli.BoolFlag{Name: "model-request", Usage: "print the model reader's request for the screen (what would leave the machine); send nothing"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
@@ -57,7 +64,7 @@ func classifyCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("classify: %w", err)
 			}
-			if pack == nil {
+			if pack == nil && !cmd.Bool("model") && !cmd.Bool("model-request") {
 				return fmt.Errorf("classify: profile %s (%s) has no classify: section", name, prof.Source)
 			}
 			data, err := readInput(cmd.Args().First())
@@ -65,18 +72,32 @@ func classifyCommand() *cli.Command {
 				return fmt.Errorf("classify: %w", err)
 			}
 			snap := classify.Render(data, int(size.Cols), int(size.Rows))
-			res := pack.Classify(snap)
+			if cmd.Bool("model-request") {
+				_, err := classifyModel(ctx, prof.ModelExamples, snap.Text, true)
+				return err
+			}
+			var res classify.Result
+			if pack != nil {
+				res = pack.Classify(snap)
+			}
+			var reading *modelread.Reply
+			if cmd.Bool("model") {
+				if reading, err = classifyModel(ctx, prof.ModelExamples, snap.Text, false); err != nil {
+					return fmt.Errorf("classify: %w", err)
+				}
+			}
 			if snap.InFrame {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
-			if !pack.HasRules() {
+			if pack != nil && !pack.HasRules() {
 				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
 			}
 			if cmd.Bool("json") {
 				out := struct {
 					classify.Result
-					InFrame bool `json:"in_frame"`
-				}{res, snap.InFrame}
+					InFrame bool             `json:"in_frame"`
+					Model   *modelread.Reply `json:"model,omitempty"`
+				}{res, snap.InFrame, reading}
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetEscapeHTML(false)
 				return enc.Encode(out)
@@ -89,6 +110,13 @@ func classifyCommand() *cli.Command {
 				{"summary", res.Summary},
 			} {
 				fmt.Println(strings.TrimRight(kv[0]+" "+kv[1], " "))
+			}
+			if reading != nil {
+				fmt.Println(strings.TrimRight("model_state "+reading.Activity(), " "))
+				fmt.Println(strings.TrimRight("model_summary "+reading.Summary, " "))
+				for i, a := range reading.Actions {
+					fmt.Printf("model_option %d %s (key %s)\n", i+1, a.Label, a.Key)
+				}
 			}
 			return nil
 		},

@@ -174,6 +174,7 @@ func printState(w io.Writer, st ipc.State) {
 	if e := st.LastExit; e != nil {
 		row("last exit", fmt.Sprintf("%s %s at %s", e.Describe(), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
 	}
+	modelRows(tw, st)
 	tw.Flush()
 }
 

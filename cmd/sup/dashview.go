@@ -148,7 +148,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	}
 	line := mark + strings.Join(cells, " ")
 	if room := m.width - 2 - width; room > 8 || m.width == 0 {
-		summary := st.Summary
+		summary := summaryText(st)
 		if summary == "" {
 			summary = st.Reason
 		}
@@ -229,10 +229,10 @@ supervisor's uptime; TRIG its triggers delivered/timed out/failed.
 // promptLine is an open prompt in one line: what it asks and the choices
 // it takes.
 func promptLine(st ipc.State) string {
-	line := dash(st.Summary)
+	line := dash(summaryText(st))
 	var opts []string
 	for _, o := range st.PromptOptions {
-		opts = append(opts, o.Choice+". "+o.Label)
+		opts = append(opts, optionText(st, o))
 	}
 	if len(opts) > 0 {
 		line += " · " + strings.Join(opts, " · ")

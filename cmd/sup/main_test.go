@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -36,6 +38,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"hold-port":    holdPort,
 			"stale-socket": staleSocket,
+			"fake-model":   fakeModel,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -71,6 +74,30 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// fakeModel [REPLY] starts the loopback model stand-in (once per script;
+// $MODEL_URL is its base URL) and queues REPLY as its next chat answer.
+func fakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: fake-model [REPLY]")
+	}
+	if ts.Getenv("MODEL_URL") == "" {
+		fm, err := fakemodel.Start()
+		if err != nil {
+			ts.Fatalf("fake-model: %v", err)
+		}
+		ts.Defer(func() { fm.Close() })
+		ts.Setenv("MODEL_URL", fm.URL)
+		fakeModels.Store(fm.URL, fm)
+	}
+	if len(args) == 1 {
+		fm, _ := fakeModels.Load(ts.Getenv("MODEL_URL"))
+		fm.(*fakemodel.Server).Queue(fakemodel.Turn{Text: args[0]})
+	}
+}
+
+// fakeModels are the scripts' running stand-ins by URL.
+var fakeModels sync.Map
 
 // staleSocket PATH leaves a socket file nobody listens on, as a SIGKILLed
 // supervisor does.

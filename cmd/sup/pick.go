@@ -265,7 +265,7 @@ func (m *pickModel) View() string {
 			// The host first, as in sup queue: the same name may run on two.
 			mark += fmt.Sprintf("%-12s ", oneLine(hostOf(e.Session), 12))
 		}
-		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(st.Summary, 60))
+		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(summaryText(st), 60))
 		if e.Cooling {
 			line = "\x1b[2m" + line + "  (skipped)\x1b[0m"
 		}
@@ -299,10 +299,10 @@ func promptBlock(st ipc.State, width int) string {
 	w := max(width, 40)
 	var b strings.Builder
 	b.WriteString("\n" + strings.Repeat("─", w) + "\n")
-	b.WriteString(oneLine("prompt: "+dash(st.Summary), w) + "\n")
+	b.WriteString(oneLine("prompt: "+dash(summaryText(st)), w) + "\n")
 	var opts []string
 	for _, o := range st.PromptOptions {
-		opts = append(opts, o.Choice+". "+o.Label)
+		opts = append(opts, optionText(st, o))
 	}
 	if len(opts) > 0 {
 		b.WriteString(oneLine(strings.Join(opts, " · "), w) + "\n")
@@ -312,8 +312,10 @@ func promptBlock(st ipc.State, width int) string {
 		switch c {
 		case "yes", "no", "always":
 			keys = append(keys, c[:1]+" "+c)
-		case "1-9":
-			keys = append(keys, "1-9 option")
+		default:
+			if strings.HasPrefix(c, "1-") { // 1-9, or 1-N for a dialog the model read
+				keys = append(keys, c+" option")
+			}
 		}
 	}
 	if len(keys) == 0 {

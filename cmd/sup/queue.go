@@ -81,7 +81,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
-		summary := oneLine(st.Summary, 60)
+		summary := oneLine(summaryText(st), 60)
 		if e.Cooling {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)

@@ -33,7 +33,7 @@ const (
 
 // Finding is one line of the report.
 type Finding struct {
-	Check    string   `json:"check"` // runtime_dir, socket, queue_file, tmux, agent, hooks, config, profile, logs, audit
+	Check    string   `json:"check"` // runtime_dir, socket, queue_file, tmux, agent, hooks, config, profile, logs, audit, model
 	Severity Severity `json:"severity"`
 	Subject  string   `json:"subject"` // the path or name the finding is about
 	Message  string   `json:"message"`
@@ -84,7 +84,7 @@ type check func(ctx context.Context, o *Options) []Finding
 // check, then subject.
 func Run(ctx context.Context, o Options) []Finding {
 	o.fill()
-	checks := []check{checkRuntime, checkTmux, checkAgents, checkConfig, checkDisk}
+	checks := []check{checkRuntime, checkTmux, checkAgents, checkConfig, checkDisk, checkModel}
 	results := make([][]Finding, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {

@@ -1,7 +1,8 @@
 // Package fakemodel is a loopback stand-in for the model APIs the real agent
 // CLIs talk to: the Anthropic Messages API (Claude Code), the OpenAI
 // Responses API (Codex) and the Gemini API (Gemini CLI, generativelanguage
-// v1beta streamGenerateContent). A test scripts what the model does next — answer,
+// v1beta streamGenerateContent), plus the OpenAI chat-completions API sup's
+// own model reader calls (chat.go). A test scripts what the model does next — answer,
 // stream slowly, call a tool, fail, hang — and reads back every request the
 // agent sent. It binds 127.0.0.1 on an ephemeral port only.
 //

@@ -12,7 +12,7 @@ import (
 
 // Request is one request an agent sent, as logged.
 type Request struct {
-	API        string // "anthropic", "openai", "gemini" or "unknown"
+	API        string // "anthropic", "openai", "gemini", "chat" (sup's model reader) or "unknown"
 	Method     string
 	Path       string
 	Body       []byte

@@ -19,14 +19,21 @@ type Source int
 
 // Sources in rank order.
 const (
-	SourceScreen    Source = iota + 1 // a classifier rule on the rendered screen
-	SourceStream                      // OSC title, OSC 9, BEL, OSC 7501 in the output
-	SourceHook                        // the agent's own hook or notify
-	SourceLifecycle                   // sup itself: spawn, exit, halt
+	// SourceModel is the opt-in model reader's reading of a screen no
+	// rule reads: below every other source, so any rule, stream signal
+	// or hook has the word over it (specs/detection.md, "The model
+	// reader"). It only ever replaces the fallback (Tracker.Unrecognized).
+	SourceModel     Source = iota + 1
+	SourceScreen           // a classifier rule on the rendered screen
+	SourceStream           // OSC title, OSC 9, BEL, OSC 7501 in the output
+	SourceHook             // the agent's own hook or notify
+	SourceLifecycle        // sup itself: spawn, exit, halt
 )
 
 func (s Source) String() string {
 	switch s {
+	case SourceModel:
+		return "model"
 	case SourceScreen:
 		return "screen"
 	case SourceStream:

@@ -32,6 +32,16 @@ const DefaultUnknownAfter = 3 * time.Second
 // changed (publish it) and, while the fallback is not yet due, how long to
 // wait before asking again (0: nothing to wait for).
 func (t *Tracker) Unrecognized(now, lastOutput time.Time, salient string) (changed bool, wait time.Duration) {
+	return t.UnrecognizedRead(now, lastOutput, salient, nil)
+}
+
+// UnrecognizedRead is Unrecognized with the model reader's reading of this
+// very screen (nil: none yet): once the fallback is due, the reading
+// stands in its place — same quiet, same scope (only while the activity is
+// unknown, the fallback's or an earlier reading's). A reading is ranked
+// below every source, so a rule, stream signal or hook replaces it, and a
+// key undoes it like the fallback.
+func (t *Tracker) UnrecognizedRead(now, lastOutput time.Time, salient string, read *Signal) (changed bool, wait time.Duration) {
 	changed, t.keyReverted = t.keyReverted, false
 	if !t.running || salient == "" {
 		// Not running, or a blank screen: nothing asks anything yet.
@@ -46,15 +56,40 @@ func (t *Tracker) Unrecognized(now, lastOutput time.Time, salient string) (chang
 	if quiet := now.Sub(quietFrom); quiet < t.cfg.UnknownAfter {
 		return changed, t.cfg.UnknownAfter - quiet
 	}
-	if cur := t.state; cur.Activity != Unknown && cur.Rule != FallbackRule {
+	if cur := t.state; cur.Activity != Unknown && cur.Rule != FallbackRule && cur.Source != SourceModel {
 		// Another signal has the word (a hook, a stream signal, a rule):
 		// the fallback is for a session sup knows nothing about, not a
 		// second opinion on one it does (specs/detection.md, "Fallback").
 		return changed, 0
 	}
+	if read != nil {
+		r := *read
+		r.Source, r.At = SourceModel, now
+		return t.refine(r) || changed, 0
+	}
 	sig := Signal{Source: SourceScreen, Rule: FallbackRule, Activity: NeedsConfirmation,
 		Reason: "unrecognized", Summary: FirstLine(salient), Stuck: true, At: now}
+	if t.state.Source == SourceModel {
+		// A reading of an earlier screen: this one is the fallback's
+		// until the model reads it too.
+		return t.refine(sig) || changed, 0
+	}
 	return t.Observe(sig) || changed, 0
+}
+
+// refine puts s in place of the fallback (or an earlier reading) without
+// the ranking of Observe: both are last resorts for the same screen, and a
+// reading arriving within the hook hold must still apply. A question that
+// stays a question keeps its prompt time and queue place.
+func (t *Tracker) refine(s Signal) bool {
+	t.last[s.Source] = s
+	cur := t.state
+	if cur.Activity == s.Activity && cur.Stuck == s.Stuck && cur.Reason == s.Reason &&
+		cur.Summary == s.Summary && cur.Rule == s.Rule && cur.Source == s.Source {
+		return false
+	}
+	t.become(s)
+	return true
 }
 
 // noteLifecycle keeps t.running: an agent runs from its spawn to the next
@@ -72,7 +107,7 @@ func (t *Tracker) noteLifecycle(s Signal) {
 // answer whatever the screen shows, so it is unknown again until a rule
 // (or, after UnknownAfter of quiet, the fallback) reads it.
 func (t *Tracker) keyOnFallback(at time.Time) {
-	if t.state.Rule != FallbackRule {
+	if t.state.Rule != FallbackRule && t.state.Source != SourceModel {
 		return
 	}
 	t.state = State{Activity: Unknown, Source: SourceScreen, Since: at}

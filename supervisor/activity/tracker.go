@@ -96,8 +96,15 @@ func (t *Tracker) Observe(s Signal) bool {
 			return false
 		}
 	}
-	// SkipUntil stays zero: a change of activity is progress or a new
-	// stuck event, and either ends a skip's cooldown.
+	t.become(s)
+	return true
+}
+
+// become makes s the state: a new activity, or the same one from another
+// witness. SkipUntil stays zero: a change of activity is progress or a new
+// stuck event, and either ends a skip's cooldown.
+func (t *Tracker) become(s Signal) {
+	cur := t.state
 	next := State{
 		Activity:     s.Activity,
 		Reason:       s.Reason,
@@ -115,7 +122,7 @@ func (t *Tracker) Observe(s Signal) bool {
 	switch {
 	case s.Activity != NeedsConfirmation:
 		next.PromptSince = time.Time{}
-	case cur.Activity != NeedsConfirmation:
+	case cur.Activity != NeedsConfirmation || next.PromptSince.IsZero():
 		next.PromptSince = s.At
 	}
 	switch {
@@ -128,7 +135,6 @@ func (t *Tracker) Observe(s Signal) bool {
 	}
 	t.state = next
 	t.released = false
-	return true
 }
 
 // Skip moves a stuck session to the queue's tail (waiting_since = now) and
@@ -168,11 +174,11 @@ func (t *Tracker) State(now time.Time) State {
 }
 
 // Last returns the last signal each source sent, applied or not, in rank
-// order (screen first); a source that sent none is left out. It is what
+// order (model, then screen); a source that sent none is left out. It is what
 // `explain` shows besides the state.
 func (t *Tracker) Last() []Signal {
 	var out []Signal
-	for _, s := range t.last[SourceScreen:] {
+	for _, s := range t.last[SourceModel:] {
 		if s.Source != 0 {
 			out = append(out, s)
 		}

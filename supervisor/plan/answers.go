@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -33,7 +34,14 @@ type AnswerKeys struct {
 	Options string `yaml:"options"`
 
 	options *regexp.Regexp
+	// picks are the keys of options read by the model reader (PickKeys):
+	// choice N types picks[N-1].
+	picks []string
 }
+
+// PickKeys are the answer keys of a dialog the model reader read: choice
+// N (1…len(keys)) types keys[N-1]. Nothing else is a valid choice.
+func PickKeys(keys []string) *AnswerKeys { return &AnswerKeys{picks: keys} }
 
 // Answers maps a dialog kind — the screen rule that saw the prompt, else
 // the activity's reason (permission, question) — to its keys.
@@ -78,6 +86,13 @@ func (a Answers) Dialog(kinds ...string) (string, *AnswerKeys, bool) {
 // choice's keys, a digit 1…9, or free text (then submit is true: the text
 // is followed by a separate Enter). An error names the valid choices.
 func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
+	if k.picks != nil {
+		n, err := strconv.Atoi(choice)
+		if err != nil || n < 1 || n > len(k.picks) {
+			return "", false, fmt.Errorf("choice %q: this dialog was read by the model; valid choices: %s (its options)", choice, strings.Join(k.Choices(), ", "))
+		}
+		return k.picks[n-1], false, nil
+	}
 	switch choice {
 	case ChoiceYes:
 		keys = k.Yes
@@ -106,6 +121,9 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 // Choices lists the named choices the dialog takes, then "1-9" and
 // "text" when it takes those.
 func (k *AnswerKeys) Choices() []string {
+	if k.picks != nil {
+		return []string{"1-" + strconv.Itoa(len(k.picks))}
+	}
 	var out []string
 	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}} {
 		if c.keys != "" {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/notify"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
@@ -34,6 +36,9 @@ type Config struct {
 	// Hosts are the other machines the broker spans (specs/broker.md,
 	// "Hosts"); the local host is always there and is not listed.
 	Hosts []HostConfig `yaml:"hosts"`
+	// Model is the opt-in model reader (specs/detection.md, "The model
+	// reader"); off while its endpoint is empty.
+	Model modelread.Config `yaml:"model"`
 }
 
 // HostConfig is one remote host of the broker: reached with
@@ -107,6 +112,14 @@ func LoadConfig(configDir string) (Config, error) {
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
+	if f, ok := strings.CutPrefix(cfg.Model.EnvFile, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			cfg.Model.EnvFile = filepath.Join(home, f)
+		}
+	}
+	if f := cfg.Model.EnvFile; f != "" && !filepath.IsAbs(f) {
+		cfg.Model.EnvFile = filepath.Join(configDir, f) // relative to config.yaml, not to wherever sup runs
+	}
 	return cfg, nil
 }
 
@@ -134,6 +147,9 @@ func (c Config) validate() error {
 	}
 	if err := validateHosts(c.Hosts); err != nil {
 		return err
+	}
+	if err := c.Model.Validate(); err != nil {
+		return err // its errors name the key (model: key_env …)
 	}
 	if c.Socket.MaxFrameBytes < 0 || c.Socket.MaxClients < 0 {
 		return fmt.Errorf("socket: max_frame_bytes and max_clients must be positive (got %s and %s)",

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/sup-tmux/sup/supervisor/modelread"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,6 +63,10 @@ type Profile struct {
 	// kind (specs/detection.md, "Answering a prompt"). A user profile's
 	// answers: section overrides the built-in one per dialog kind.
 	Answers Answers `yaml:"answers"`
+	// ModelExamples are few-shot examples for the model reader: a
+	// recorded screen and the reading it should get, sent before the
+	// screen asked about (specs/detection.md, "The model reader").
+	ModelExamples []modelread.Example `yaml:"model_examples"`
 }
 
 // PackSource is a profile's `classify:` section as written. The plan does
@@ -149,6 +154,11 @@ func (p Profile) validate() error {
 	}
 	if err := p.Answers.validate(); err != nil {
 		return err
+	}
+	for i, e := range p.ModelExamples {
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("model_examples[%d]: %v", i, err)
+		}
 	}
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
 		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)

@@ -66,6 +66,11 @@
 //	                      the title "[?] Q"; a key y, n or a digit answers
 //	                      it: "answered: <key>" and the title "[>] idle";
 //	                      with -reask DUR it asks again DUR later
+//	-menu Q               with -raw, after ready draw a dialog no rule of the
+//	                      confirm profile reads (no title, no "[y/n]"): the
+//	                      line Q, then "  (s) staging" / "  (p) production"
+//	                      and "Press s or p"; a key s or p answers it:
+//	                      "picked: <key>" and the title "[>] idle"
 //	-flood N              after ready, write N bytes of printable lines (79
 //	                      characters and '\n') as fast as possible, then print
 //	                      "fakeagent flood done" and exit 0; the pty adds a
@@ -123,6 +128,7 @@ var (
 	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
 	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
+	flagMenu       = flag.String("menu", "", "with -raw, draw a dialog asking `question` that no confirm-profile rule reads; s or p answers it")
 	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
@@ -203,6 +209,13 @@ func main() {
 	if *flagConfirm != "" {
 		ask()
 	}
+	if *flagMenu != "" {
+		menuOpen.Store(true)
+		say(*flagMenu)
+		say("  (s) staging")
+		say("  (p) production")
+		write("Press s or p ")
+	}
 	if *flagFlood >= 0 {
 		flood(*flagFlood)
 		say("fakeagent flood done")
@@ -264,6 +277,9 @@ func readInput() {
 			if *flagConfirm != "" {
 				confirm(buf[:n])
 			}
+			if *flagMenu != "" {
+				pick(buf[:n])
+			}
 			if err != nil {
 				eof()
 			}
@@ -301,6 +317,20 @@ func confirm(p []byte) {
 		say("answered: " + string(b))
 		if *flagReask > 0 {
 			time.AfterFunc(*flagReask, ask)
+		}
+	}
+}
+
+// menuOpen is whether -menu's dialog is open.
+var menuOpen atomic.Bool
+
+// pick answers -menu's dialog with the first s or p in p.
+func pick(p []byte) {
+	for _, b := range p {
+		if (b == 's' || b == 'p') && menuOpen.CompareAndSwap(true, false) {
+			write("\r\n")
+			say("picked: " + string(b))
+			write("\x1b]0;[>] idle\a")
 		}
 	}
 }

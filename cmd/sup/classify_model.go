@@ -1,0 +1,52 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sup-tmux/sup/supervisor/modelread"
+	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/supervisor/store"
+)
+
+// classifyModel runs the model reader's request on a rendered screen, as a
+// session would (the profile's few-shot examples, the config's redaction),
+// against the endpoint in config.yaml: `sup classify --model`. With
+// requestOnly it prints what would be sent and sends nothing.
+func classifyModel(ctx context.Context, examples []modelread.Example, screen string, requestOnly bool) (*modelread.Reply, error) {
+	dir := store.ConfigDir(os.Getenv)
+	cfg, err := plan.LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Model.Enabled() {
+		return nil, fmt.Errorf("--model: %s has no model: section with an endpoint (see README, \"A model for screens no rule reads\")", filepath.Join(dir, "config.yaml"))
+	}
+	key := ""
+	if !requestOnly {
+		if key, err = cfg.Model.LoadKey(os.LookupEnv); err != nil {
+			return nil, err
+		}
+	}
+	c, err := modelread.NewClient(cfg.Model, key)
+	if err != nil {
+		return nil, err
+	}
+	if requestOnly {
+		body, err := c.Request(examples, screen)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("POST %s\n%s\n", c.URL(), body)
+		return nil, nil
+	}
+	r, err := c.Read(ctx, examples, screen)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

@@ -1,0 +1,53 @@
+package modelread
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParseReply: any content either fails with a kind or yields a reply
+// that keeps the invariants (a valid state, one clean line, keys that
+// parse, at most MaxActions).
+func FuzzParseReply(f *testing.F) {
+	f.Add(`{"state":"READY","summary":"idle","actions_needed":[]}`)
+	f.Add("```json\n{\"state\":\"NEEDS_CONFIRMATION\",\"summary\":\"a\",\"actions_needed\":[{\"label\":\"Yes\",\"key\":\"y\"}]}\n```")
+	f.Add("prose")
+	f.Add(`{"state":"ERROR","summary":"x\u202e\u0007"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseReply(s)
+		if err != nil {
+			if k := KindOf(err); k != FailNotJSON && k != FailBadReply {
+				t.Fatalf("kind %s", k)
+			}
+			return
+		}
+		if r.Activity() == "" || strings.ContainsAny(r.Summary, "\r\n\x1b\u202e") || utf8.RuneCountInString(r.Summary) > MaxSummary || len(r.Actions) > MaxActions {
+			t.Fatalf("invalid reply passed: %+v", r)
+		}
+		for _, a := range r.Actions {
+			if _, err := ParseKey(a.Key); err != nil || a.Label == "" {
+				t.Fatalf("invalid action passed: %+v", a)
+			}
+		}
+	})
+}
+
+// FuzzRedact: a secret planted anywhere in any text is gone after
+// redaction.
+func FuzzRedact(f *testing.F) {
+	red, err := NewRedactor(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("before ", " after")
+	f.Add("", "\n")
+	f.Fuzz(func(t *testing.T, pre, post string) {
+		for _, secret := range []string{"sk-ant-api03-ZZZZZZZZZZZZ", "AKIAZZZZZZZZZZZZZZZZ", "ghp_ZZZZZZZZZZZZZZZZZZZZZZ"} {
+			out := red.Redact(pre + " " + secret + " " + post)
+			if strings.Contains(out, secret) {
+				t.Fatalf("%q survives: %q", secret, out)
+			}
+		}
+	})
+}

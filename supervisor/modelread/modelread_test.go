@@ -1,0 +1,261 @@
+package modelread
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseReplyValid(t *testing.T) {
+	r, err := ParseReply("```json\n" + `{"state":"NEEDS_CONFIRMATION","summary":"Deploy to\u202e production?","actions_needed":[{"label":"Yes","key":"y"},{"label":"Pick  staging","key":"down  enter"}]}` + "\n```")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Activity() != "needs_confirmation" || r.Summary != "Deploy to production?" || len(r.Actions) != 2 ||
+		r.Actions[1] != (Action{Label: "Pick staging", Key: "down enter"}) {
+		t.Fatalf("reply: %+v", r)
+	}
+}
+
+func TestParseReplyFailures(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kind Failure
+	}{
+		{"The screen shows a dialog asking to deploy.", FailNotJSON},
+		{`{"state":"READY","summary":"x"} and more`, FailNotJSON},
+		{`{"state":"READY","summary":"x","extra":1}`, FailNotJSON},
+		{`{"state":"WAITING","summary":"x"}`, FailBadReply},
+		{`{"state":"ready","summary":"x"}`, FailBadReply},
+		{`{"state":"READY","summary":"two\nlines"}`, FailBadReply},
+		{`{"state":"READY","summary":"x","actions_needed":[{"label":"","key":"y"}]}`, FailBadReply},
+		{`{"state":"READY","summary":"x","actions_needed":[{"label":"run","key":"rm -rf / Enter"}]}`, FailBadReply},
+		{`{"state":"READY","summary":"x","actions_needed":[{"label":"a","key":"\u001b[A"}]}`, FailBadReply},
+		{"", FailNotJSON},
+	} {
+		_, err := ParseReply(c.in)
+		if err == nil || KindOf(err) != c.kind {
+			t.Errorf("ParseReply(%q) = %v, want kind %s", c.in, err, c.kind)
+		}
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	for in, want := range map[string]string{"y": "y", "2": "2", "Enter": "\r", "down Down ENTER": "\x1b[B\x1b[B\r", "esc": "\x1b"} {
+		got, err := ParseKey(in)
+		if err != nil || got != want {
+			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "yes", "a b c d e", "\x03", "é"} {
+		if _, err := ParseKey(bad); err == nil {
+			t.Errorf("ParseKey(%q): no error", bad)
+		}
+	}
+}
+
+// TestRedaction: the secrets the issue names, and the user's pattern, are
+// gone from what is built for the endpoint; the rest of the screen stays.
+func TestRedaction(t *testing.T) {
+	red, err := NewRedactor([]string{`internal-[0-9]+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := strings.Join([]string{
+		"Deploy with key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv?",
+		"export OPENAI_API_KEY=sk-proj-1234567890abcdefghij",
+		"aws AKIAIOSFODNN7EXAMPLE configured",
+		"token ghp_0123456789abcdefghijABCDEFGHIJ",
+		"-----BEGIN OPENSSH PRIVATE KEY-----",
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+		"-----END OPENSSH PRIVATE KEY-----",
+		"password: hunter2",
+		"Authorization: Bearer abcdefghijklmnop",
+		"wrapped tail Qm9vZ2xlQW5kQXBwbGVBbmRNZXRhQW5kTW9yZTEyMzQ1Njc4OTA",
+		"host internal-42 ready",
+		"Allow this? [y/n]",
+	}, "\n")
+	body, err := BuildRequest("m", nil, red, screen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	sent := req.Messages[len(req.Messages)-1].Content
+	for _, secret := range []string{"sk-ant-", "sk-proj", "AKIA", "ghp_", "BEGIN OPENSSH", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "hunter2", "abcdefghijklmnop", "internal-42", "Qm9vZ2xl"} {
+		if strings.Contains(sent, secret) || strings.Contains(string(body), secret) {
+			t.Errorf("%q reaches the endpoint:\n%s", secret, sent)
+		}
+	}
+	if !strings.Contains(sent, "Allow this? [y/n]") || !strings.Contains(sent, "aws "+Redacted+" configured") {
+		t.Errorf("redaction took more than the secrets:\n%s", sent)
+	}
+	if _, err := NewRedactor([]string{"("}); err == nil || !strings.Contains(err.Error(), "redact[0]") {
+		t.Errorf("bad user pattern: %v", err)
+	}
+	if _, err := NewRedactor([]string{"x*"}); err == nil {
+		t.Error("a pattern matching the empty string is accepted")
+	}
+}
+
+// TestBudgetWindow: 100 distinct screens in a minute spend at most the
+// budget; an hour later the window has room again.
+func TestBudgetWindow(t *testing.T) {
+	w := Window{Max: 10}
+	start := time.Unix(1_800_000_000, 0)
+	calls := 0
+	for i := range 100 {
+		if w.Take(start.Add(time.Duration(i) * 600 * time.Millisecond)) {
+			calls++
+		}
+	}
+	if calls != 10 {
+		t.Fatalf("%d calls in a minute, budget 10", calls)
+	}
+	if !w.Take(start.Add(BudgetWindow)) {
+		t.Fatal("no room an hour after the first call")
+	}
+}
+
+func TestFileBudgetShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "budget")
+	now := time.Unix(1_800_000_000, 0)
+	a, b := FileBudget{Path: path, Max: 3}, FileBudget{Path: path, Max: 3}
+	got := 0
+	for i := range 10 {
+		bud := a
+		if i%2 == 1 {
+			bud = b
+		}
+		ok, err := bud.Take(now.Add(time.Duration(i) * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			got++
+		}
+	}
+	if got != 3 {
+		t.Fatalf("%d calls through two handles on one file, budget 3", got)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("budget file: %v %v", fi, err)
+	}
+}
+
+func TestCacheBounded(t *testing.T) {
+	c := NewCache(2)
+	c.Put("a", Entry{Failed: FailHTTP})
+	c.Put("b", Entry{})
+	c.Put("c", Entry{})
+	if _, ok := c.Get("a"); ok || c.Len() != 2 {
+		t.Fatalf("oldest not evicted: len %d", c.Len())
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	ok := Config{Endpoint: "http://127.0.0.1:1/v1", Name: "m", KeyEnv: "MODEL_KEY"}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Endpoint: "http://x/v1", Name: "m", Key: "sk-123"}, "never goes in config.yaml"},
+		{Config{Endpoint: "ftp://x", Name: "m"}, "endpoint"},
+		{Config{Endpoint: "http://x/v1"}, "name"},
+		{Config{Endpoint: "http://x/v1", Name: "m", KeyEnv: "sk-ant-xyz"}, "key_env"},
+		{Config{Endpoint: "http://x/v1", Name: "m", EnvFile: ".env"}, "env_file needs key_env"},
+		{Config{Name: "m"}, "endpoint is empty"},
+		{Config{Endpoint: "http://x/v1", Name: "m", Budget: 100000}, "budget"},
+	} {
+		if err := c.cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate(%+v) = %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+func TestLoadKey(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, ".env")
+	os.WriteFile(env, []byte("# keys\nOTHER=1\nexport MODEL_KEY=\"k-from-file\"\n"), 0o600)
+	none := func(string) (string, bool) { return "", false }
+	cfg := Config{Endpoint: "http://x/v1", Name: "m", KeyEnv: "MODEL_KEY", EnvFile: env}
+	if k, err := cfg.LoadKey(none); err != nil || k != "k-from-file" {
+		t.Fatalf("from file: %q %v", k, err)
+	}
+	if k, err := cfg.LoadKey(func(string) (string, bool) { return "k-env", true }); err != nil || k != "k-env" {
+		t.Fatalf("from env: %q %v", k, err)
+	}
+	cfg.EnvFile = ""
+	if _, err := cfg.LoadKey(none); err == nil || !strings.Contains(err.Error(), "MODEL_KEY is not set") {
+		t.Fatalf("missing: %v", err)
+	}
+}
+
+// TestClientRead: the request goes to <endpoint>/chat/completions with the
+// key as a bearer token and the few-shot examples before the screen; each
+// failure has its kind.
+func TestClientRead(t *testing.T) {
+	var status int
+	var content string
+	var delay time.Duration
+	var got *http.Request
+	var gotBody []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r
+		gotBody, _ = io.ReadAll(r.Body)
+		time.Sleep(delay)
+		if status != 200 {
+			http.Error(w, "boom", status)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
+	}))
+	defer srv.Close()
+	c, err := NewClient(Config{Endpoint: srv.URL + "/v1/", Name: "m", Timeout: 200 * time.Millisecond}, "k-123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := []Example{{Screen: "Continue? (y/n)", Reply: Reply{State: StateNeedsConfirmation, Summary: "Continue?", Actions: []Action{{"Yes", "y"}}}}}
+	status, content = 200, `{"state":"ERROR","summary":"build failed","actions_needed":[]}`
+	r, err := c.Read(context.Background(), ex, "make: *** [all] Error 1")
+	if err != nil || r.State != StateError || r.Summary != "build failed" {
+		t.Fatalf("read: %+v %v", r, err)
+	}
+	if got.URL.Path != "/v1/chat/completions" || got.Header.Get("Authorization") != "Bearer k-123" {
+		t.Fatalf("request: %s %v", got.URL.Path, got.Header)
+	}
+	var req chatRequest
+	json.Unmarshal(gotBody, &req)
+	if len(req.Messages) != 4 || !strings.Contains(req.Messages[1].Content, "Continue? (y/n)") || req.Messages[2].Role != "assistant" {
+		t.Fatalf("messages: %+v", req.Messages)
+	}
+	for _, c2 := range []struct {
+		status  int
+		content string
+		delay   time.Duration
+		kind    Failure
+	}{
+		{500, "", 0, FailHTTP},
+		{200, "I think it waits.", 0, FailNotJSON},
+		{200, `{"state":"PONDERING","summary":"x"}`, 0, FailBadReply},
+		{200, `{}`, 400 * time.Millisecond, FailTimeout},
+	} {
+		status, content, delay = c2.status, c2.content, c2.delay
+		if _, err := c.Read(context.Background(), nil, "x"); KindOf(err) != c2.kind || !errors.As(err, new(*Error)) {
+			t.Errorf("status %d %q: %v, want %s", c2.status, c2.content, err, c2.kind)
+		}
+	}
+}
