@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -121,12 +122,9 @@ type reporter struct {
 func (r reporter) say(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if r.cmd.Bool("display") && r.socket != "" {
-		a := []string{"display-message"}
-		if c := r.cmd.String("client"); c != "" {
-			a = append(a, "-c", c)
-		}
 		// Best effort: the message is a courtesy, the jump already happened.
-		_, _ = broker.TmuxCmd(r.ctx, r.socket, append(a, "sup: "+msg)...)
+		// Display escapes it: a session's name is the agent's text.
+		_ = tmux.Server{Socket: r.socket}.Display(r.ctx, r.cmd.String("client"), "sup: "+msg)
 		return
 	}
 	fmt.Println(msg)
