@@ -4,12 +4,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/plan"
@@ -70,15 +71,14 @@ func classifyCommand() *cli.Command {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
 			if !pack.HasRules() {
-				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
+				errf("sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
 			}
 			if cmd.Bool("json") {
 				out := struct {
 					classify.Result
 					InFrame bool `json:"in_frame"`
 				}{res, snap.InFrame}
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetEscapeHTML(false)
+				enc := safetext.NewEncoder(os.Stdout)
 				return enc.Encode(out)
 			}
 			for _, kv := range [][2]string{
@@ -88,7 +88,7 @@ func classifyCommand() *cli.Command {
 				{"draft", strings.ReplaceAll(res.Draft, "\n", `\n`)},
 				{"summary", res.Summary},
 			} {
-				fmt.Println(strings.TrimRight(kv[0]+" "+kv[1], " "))
+				outln(strings.TrimRight(kv[0]+" "+kv[1], " "))
 			}
 			return nil
 		},

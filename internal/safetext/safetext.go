@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -185,4 +186,22 @@ func EscapeJSON(js []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// sgr is a Select Graphic Rendition sequence: colours and attributes only.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// TextSGR is Text keeping SGR sequences (ESC [ … m: colours and
+// attributes, which cannot move the cursor, write the clipboard or rename
+// a window): for a screen rendered with its colours (sup screen --ansi).
+func TextSGR(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range sgr.FindAllStringIndex(s, -1) {
+		b.WriteString(Text(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(Text(s[last:]))
+	return b.String()
 }

@@ -139,3 +139,45 @@ func FuzzField(f *testing.F) {
 		}
 	})
 }
+
+func TestCopy(t *testing.T) {
+	type inner struct{ Title string }
+	type state struct {
+		Name    string
+		N       int
+		Ptr     *inner
+		List    []string
+		Counts  map[string]int
+		Nested  []inner
+		private string
+	}
+	in := state{Name: "a\x1b]0;x\x07", N: 3, Ptr: &inner{"\u202e"}, List: []string{"\r"}, Counts: map[string]int{"\u009b": 1},
+		Nested: []inner{{"\n"}}, private: "\x1b"}
+	out := Copy(in)
+	if out.Name != `a\x1b]0;x\x07` || out.N != 3 || out.Ptr.Title != `\u202e` || out.List[0] != `\r` || out.Counts[`\u009b`] != 1 ||
+		out.Nested[0].Title != `\n` || out.private != "\x1b" {
+		t.Errorf("Copy = %+v (%+v)", out, *out.Ptr)
+	}
+	if in.Ptr.Title != "\u202e" || in.List[0] != "\r" || in.Nested[0].Title != "\n" {
+		t.Errorf("Copy changed its input: %+v", in)
+	}
+}
+
+func TestTextSGR(t *testing.T) {
+	in := "\x1b[1;31mred\x1b[0m\n\x1b]52;c;x\x07\x1b[2J\u202e"
+	if got, want := TextSGR(in), "\x1b[1;31mred\x1b[0m\n"+`\x1b]52;c;x\x07\x1b[2J\u202e`; got != want {
+		t.Errorf("TextSGR = %q, want %q", got, want)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := &Writer{W: &b}
+	for _, p := range []string{"routed to a\x1b]0;x", "\x07 (ok)\nsecond \u202e", "line"} {
+		w.Write([]byte(p))
+	}
+	w.Close()
+	if want := `routed to a\x1b]0;x\x07 (ok)` + "\n" + `second \u202eline` + "\n"; b.String() != want {
+		t.Errorf("Writer wrote %q, want %q", b.String(), want)
+	}
+}
