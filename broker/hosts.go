@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -217,7 +218,7 @@ func (hc *HostConn) stderrText() string {
 // 255 (authentication or the network), a missing sup 127 (the shell), an
 // older sup without a relay its usage error.
 func classify(host string, exit error, stderr string, ioErr error) *HostError {
-	reason := lastLine(stderr)
+	reason := safetext.Field(lastLine(stderr)) // the other host's words
 	if reason == "" {
 		reason = fmt.Sprint(ioErr)
 	}
