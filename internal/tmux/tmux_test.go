@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/internal/tmux"
@@ -95,4 +96,27 @@ func TestHostileShownAsWritten(t *testing.T) {
 	if _, err := os.Stat(touch); err == nil {
 		t.Fatal("a #(touch) ran")
 	}
+}
+
+// TestStatusJobOutputEscaped: tmux scans a #() job's output in
+// status-right for #[…] styles and draws ## as #, so sup status-line
+// doubles every # of its line: an attached client shows the text as
+// written (and, unescaped, does not: the style applies).
+func TestStatusJobOutputEscaped(t *testing.T) {
+	tm := testutil.NewTmux(t)
+	script := filepath.Join(t.TempDir(), "line.sh")
+	line := "next: a#[fg=red]b#{pane_id}c"
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s' '"+tmux.Escape(line)+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := tm.Server()
+	if _, err := srv.Exec(context.Background(), tmux.SetOptionCmd([]string{"-g"}, "status-right-length", "80"),
+		tmux.SetOptionCmd([]string{"-g"}, "status-right", tmux.Format("#("+script+")")),
+		tmux.SetOptionCmd([]string{"-g"}, "status", "on")); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.AttachClient(t)
+	testutil.WaitUntil(t, 10*time.Second, "the status line to show "+line, func() bool {
+		return strings.Contains(c.Output(), line)
+	})
 }
