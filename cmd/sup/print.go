@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 
 	"github.com/sup-tmux/sup/internal/safetext"
 )
@@ -29,11 +30,24 @@ func safeArgs(args []any) []any {
 				continue
 			}
 		case error:
-			safe = safetext.Field(v.Error())
+			if safe = safetext.Field(v.Error()); safe == v.Error() {
+				continue
+			}
 		case fmt.Stringer:
-			safe = safetext.Field(v.String())
+			// Left as it is when safe: a verb such as %d still sees its type.
+			if safe = safetext.Field(v.String()); safe == v.String() {
+				continue
+			}
 		default:
-			continue
+			// A named string type (ipc.Code, a lifecycle word) from the
+			// socket is as untrusted as a string.
+			rv := reflect.ValueOf(a)
+			if rv.Kind() != reflect.String {
+				continue
+			}
+			if safe = safetext.Field(rv.String()); safe == rv.String() {
+				continue
+			}
 		}
 		if &out[0] == &args[0] {
 			out = append([]any(nil), args...)
