@@ -12,7 +12,7 @@
 //     waiting_since, then skip cooldowns); Head and Eligible read it.
 //     ReadQueueFiles is its cheap twin for the status line: the queue
 //     files the supervisors publish, no socket round trip.
-//   - The tmux helpers (CallerTmux, TmuxCmd, Jumped) move the caller's
+//   - The tmux helpers (CallerTmux, Jump, JumpRemote; package internal/tmux runs tmux) move the caller's
 //     own client to a session's pane and never anyone else's (no focus
 //     stealing).
 //   - Router routes a prompt by workspace, role or name: to a live

@@ -10,11 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
+	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -97,19 +98,6 @@ func (s SSH) program() string {
 	return s.Program
 }
 
-// safeWord is a remote word left unquoted so that the remote shell
-// expands ~ in a sup path such as ~/bin/sup.
-var safeWord = regexp.MustCompile(`^[A-Za-z0-9/._~+=:-]+$`)
-
-// ShellQuote quotes w for the remote login shell, which ssh hands the
-// command line to.
-func ShellQuote(w string) string {
-	if safeWord.MatchString(w) {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
 // SSHCommand is ssh running remote on h with a terminal: the command a
 // tmux window runs to show a remote pane.
 func (s SSH) SSHCommand(h Host, remote ...string) []string { return s.Argv(h, true, remote...) }
@@ -119,7 +107,7 @@ func (s SSH) SSHCommand(h Host, remote ...string) []string { return s.Argv(h, tr
 func (s SSH) Argv(h Host, tty bool, remote ...string) []string {
 	q := make([]string, len(remote))
 	for i, w := range remote {
-		q[i] = ShellQuote(w)
+		q[i] = shellquote.QuoteHome(w)
 	}
 	return append([]string{s.program()}, s.args(h, tty, strings.Join(q, " "))...)
 }
@@ -143,9 +131,9 @@ func (s SSH) DialHost(ctx context.Context, h Host, session string) (*HostConn, e
 		return nil, fmt.Errorf("ssh control dir: %w", err)
 	}
 	os.Chmod(s.ControlDir, 0o700) // Best effort: MkdirAll keeps an existing dir's mode.
-	remote := ShellQuote(h.Sup) + " relay"
+	remote := shellquote.QuoteHome(h.Sup) + " relay"
 	if session != "" {
-		remote += " --session " + ShellQuote(session)
+		remote += " --session " + shellquote.Quote(session)
 	}
 	ours, theirsFile, err := socketPair()
 	if err != nil {
@@ -230,7 +218,7 @@ func (hc *HostConn) stderrText() string {
 // 255 (authentication or the network), a missing sup 127 (the shell), an
 // older sup without a relay its usage error.
 func classify(host string, exit error, stderr string, ioErr error) *HostError {
-	reason := lastLine(stderr)
+	reason := safetext.Field(lastLine(stderr)) // the other host's words
 	if reason == "" {
 		reason = fmt.Sprint(ioErr)
 	}

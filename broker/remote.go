@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -110,7 +111,7 @@ func (f Fanout) listHost(ctx context.Context, h Host) HostResult {
 	}
 	r.Metrics = map[string]ipc.MetricsResult{}
 	for _, s := range list.Sessions {
-		se := Session{Socket: s.Socket, State: s.State, Host: h.Name}
+		se := Session{Socket: s.Socket, State: fromRemote(s.State), Host: h.Name}
 		r.Sessions = append(r.Sessions, se)
 		if s.Metrics != nil {
 			r.Metrics[MetricsKey(se)] = *s.Metrics
@@ -169,4 +170,16 @@ func HostsSnapshot(results []HostResult) Snapshot {
 		}
 	}
 	return snap
+}
+
+// fromRemote is a state another host sent, its text sanitised on arrival
+// (specs/security.md, "Untrusted text"): every label and text field a
+// safetext.Field, so no remote name reaches a terminal or tmux raw
+// whatever prints it. The identifiers sup sends back to that host (the
+// session and prompt ids, the pane and its server) stay as they came:
+// they are only ever shell-quoted words of the ssh command line.
+func fromRemote(st ipc.State) ipc.State {
+	safe := safetext.Copy(st)
+	safe.SessionID, safe.PromptID, safe.TmuxPane, safe.TmuxSocket = st.SessionID, st.PromptID, st.TmuxPane, st.TmuxSocket
+	return safe
 }

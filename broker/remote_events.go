@@ -8,6 +8,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -79,7 +80,7 @@ func (s SSH) followOnce(ctx context.Context, h Host, last map[string]uint64, emi
 // relayEvent unpacks a relay's session_event or session_gap.
 func relayEvent(host string, ev ipc.Event) (SessionEvent, bool) {
 	d := ev.Data
-	se := SessionEvent{Host: host, Session: str(d["session_id"]), Name: str(d["name"])}
+	se := SessionEvent{Host: host, Session: str(d["session_id"]), Name: safetext.Field(str(d["name"]))}
 	switch ev.Event {
 	case RelayEvent:
 		se.Event, se.Seq, se.At = str(d["event"]), toUint(d["seq"]), int64(toUint(d["at"]))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -231,22 +232,19 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	argv = append(argv, e.Document)
 	command := shellquote.Join(argv...)
 	// A window by default; the session's first window when the session
-	// is new. -d: never switch anyone's client (no focus stealing).
-	args := []string{"new-window", "-d", "-t", session + ":", "-n", role}
-	if _, err := TmuxCmd(ctx, r.TmuxSocket, "has-session", "-t", "="+session); err != nil {
-		args = []string{"new-session", "-d", "-s", session, "-n", role}
-	}
-	args = append(args, "-P", "-F", "#{pane_id}")
-	if e.CWD != "" {
-		args = append(args, "-c", e.CWD)
+	// is new. Detached: never switch anyone's client (no focus stealing).
+	// The role is the caller's text: tmux.Window escapes it.
+	srv := tmux.Server{Socket: r.TmuxSocket}
+	w := tmux.Window{Session: session, Name: role, Detached: true, Print: "#{pane_id}", Dir: e.CWD, Command: "exec " + command}
+	if _, err := srv.Run(ctx, "has-session", "-t", "="+session); err != nil {
+		w.NewSession = true
 	}
 	for _, k := range passEnv {
 		if v, ok := lookupEnv(r.Env, k); ok {
-			args = append(args, "-e", k+"="+v)
+			w.Env = append(w.Env, k+"="+v)
 		}
 	}
-	args = append(args, "exec "+command)
-	pane, err := TmuxCmd(ctx, r.TmuxSocket, args...)
+	pane, err := srv.NewWindow(ctx, w)
 	if err != nil {
 		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
 			return r.headless(ctx, res, e, q, p) // tmux is installed but cannot run a server
@@ -268,7 +266,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 // tmuxServerUsable reports whether a tmux server answers or can be
 // started at socket.
 func tmuxServerUsable(ctx context.Context, socket string) bool {
-	_, err := TmuxCmd(ctx, socket, "start-server")
+	_, err := tmux.Server{Socket: socket}.Run(ctx, "start-server")
 	return err == nil
 }
 

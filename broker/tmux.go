@@ -3,46 +3,21 @@
 package broker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"time"
+
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // ErrNoTmux is wrapped by navigation errors when the caller is not inside
 // tmux ($TMUX unset) or its server has no attached client to move.
 var ErrNoTmux = errors.New("no tmux client to move")
 
-// tmuxTimeout bounds every tmux command the broker runs.
-const tmuxTimeout = 5 * time.Second
-
 // CallerTmux is the tmux server socket in the caller's $TMUX
 // ("socket,pid,session"), "" outside tmux.
-func CallerTmux(getenv func(string) string) string {
-	sock, _, _ := strings.Cut(getenv("TMUX"), ",")
-	return sock
-}
-
-// TmuxCmd runs tmux against the server at socket ("" is the default server)
-// and returns its output without the final newline; an error carries tmux's
-// stderr.
-func TmuxCmd(ctx context.Context, socket string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, tmuxTimeout)
-	defer cancel()
-	if socket != "" {
-		args = append([]string{"-S", socket}, args...)
-	}
-	cmd := exec.CommandContext(ctx, "tmux", args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSuffix(out.String(), "\n"), nil
-}
+func CallerTmux(getenv func(string) string) string { return tmux.Caller(getenv).Socket }
 
 // Jumped says what Jump did.
 type Jumped struct {
@@ -80,11 +55,12 @@ func Jump(ctx context.Context, socket, client string, s Session) (Jumped, error)
 	if st.TmuxSocket != "" && st.TmuxSocket != socket {
 		return Jumped{}, fmt.Errorf("%s runs in pane %s of another tmux server (%s, yours is %s)", st.Name, st.TmuxPane, st.TmuxSocket, socket)
 	}
-	clients, err := TmuxCmd(ctx, socket, "list-clients", "-F", "#{client_name}")
+	srv := tmux.Server{Socket: socket}
+	clients, err := srv.Run(ctx, "list-clients", "-F", "#{client_name}")
 	if err != nil || clients == "" {
 		return Jumped{}, fmt.Errorf("%w: the tmux server %s has no attached client; %s is in pane %s", ErrNoTmux, socket, st.Name, st.TmuxPane)
 	}
-	where, err := TmuxCmd(ctx, socket, "display-message", "-p", "-t", st.TmuxPane, "#{session_id}\t#{session_name}\t#{window_id}\t#{pane_id}")
+	where, err := srv.Query(ctx, st.TmuxPane, "#{session_id}\t#{session_name}\t#{window_id}\t#{pane_id}")
 	if err != nil {
 		return Jumped{}, fmt.Errorf("%s: its pane %s is gone: %w", st.Name, st.TmuxPane, err)
 	}
@@ -98,8 +74,8 @@ func Jump(ctx context.Context, socket, client string, s Session) (Jumped, error)
 		sw = append(sw, "-c", client)
 	}
 	// By session id: a name may hold characters tmux's target syntax reads.
-	sw = append(sw, "-t", parts[0], ";", "select-window", "-t", j.Window, ";", "select-pane", "-t", j.Pane)
-	if _, err := TmuxCmd(ctx, socket, sw...); err != nil {
+	sw = append(sw, "-t", parts[0])
+	if _, err := srv.Exec(ctx, tmux.Raw(sw...), tmux.Raw("select-window", "-t", j.Window), tmux.Raw("select-pane", "-t", j.Pane)); err != nil {
 		return Jumped{}, fmt.Errorf("jump to %s: %w", st.Name, err)
 	}
 	return j, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // remoteWindowOption marks the local tmux window that shows a remote
@@ -30,7 +31,8 @@ func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s S
 	if st.TmuxPane == "" {
 		return Jumped{}, fmt.Errorf("%s on host %s does not run in a tmux pane (its supervisor had no $TMUX_PANE)", st.Name, h.Name)
 	}
-	clients, err := TmuxCmd(ctx, socket, "list-clients", "-F", "#{client_name}")
+	srv := tmux.Server{Socket: socket}
+	clients, err := srv.Run(ctx, "list-clients", "-F", "#{client_name}")
 	if err != nil || clients == "" {
 		return Jumped{}, fmt.Errorf("%w: the tmux server %s has no attached client; %s is in pane %s on host %s", ErrNoTmux, socket, st.Name, st.TmuxPane, h.Name)
 	}
@@ -42,7 +44,7 @@ func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s S
 	cmdline := shellquote.Join(sh.SSHCommand(h, remote...)...)
 	key := h.Name + ":" + st.SessionID
 
-	windows, err := TmuxCmd(ctx, socket, "list-windows", "-a", "-F", "#{session_id}\t#{window_id}\t#{pane_id}\t#{"+remoteWindowOption+"}")
+	windows, err := srv.Run(ctx, "list-windows", "-a", "-F", "#{session_id}\t#{window_id}\t#{pane_id}\t#{"+remoteWindowOption+"}")
 	if err != nil {
 		return Jumped{}, err
 	}
@@ -56,20 +58,22 @@ func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s S
 	if where != nil {
 		// Reuse: the same window, its ssh started again on the pane the
 		// supervisor reports now.
-		if _, err := TmuxCmd(ctx, socket, "respawn-pane", "-k", "-t", where[2], cmdline); err != nil {
+		if _, err := srv.Run(ctx, "respawn-pane", "-k", "-t", where[2], cmdline); err != nil {
 			return Jumped{}, fmt.Errorf("jump to %s on %s: %w", st.Name, h.Name, err)
 		}
 	} else {
-		dm := []string{"display-message", "-p"}
+		target := ""
 		if client != "" {
-			dm = append(dm, "-c", client)
+			target = "client:" + client
 		}
-		sess, err := TmuxCmd(ctx, socket, append(dm, "#{session_id}")...)
+		sess, err := srv.Query(ctx, target, "#{session_id}")
 		if err != nil {
 			return Jumped{}, fmt.Errorf("jump to %s on %s: the client's session: %w", st.Name, h.Name, err)
 		}
-		out, err := TmuxCmd(ctx, socket, "new-window", "-d", "-P", "-F", "#{session_id}\t#{window_id}\t#{pane_id}",
-			"-t", sess+":", "-n", h.Name+":"+st.Name, cmdline)
+		// The name is the remote's: tmux.Window escapes it (a #(…) in a
+		// remote session's name must not run here).
+		out, err := srv.NewWindow(ctx, tmux.Window{Target: sess + ":", Name: h.Name + ":" + st.Name, Detached: true,
+			Print: "#{session_id}\t#{window_id}\t#{pane_id}", Command: cmdline})
 		if err != nil {
 			return Jumped{}, fmt.Errorf("jump to %s on %s: %w", st.Name, h.Name, err)
 		}
@@ -77,7 +81,11 @@ func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s S
 		if len(where) != 4 {
 			return Jumped{}, fmt.Errorf("jump to %s on %s: unexpected new-window answer %q", st.Name, h.Name, out)
 		}
-		if _, err := TmuxCmd(ctx, socket, "set-option", "-w", "-t", where[1], remoteWindowOption, key); err != nil {
+		set, err := tmux.SetUserOptionCmd(where[1], remoteWindowOption, key)
+		if err == nil {
+			_, err = srv.Exec(ctx, set)
+		}
+		if err != nil {
 			return Jumped{}, fmt.Errorf("jump to %s on %s: %w", st.Name, h.Name, err)
 		}
 	}
@@ -86,8 +94,8 @@ func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s S
 	if client != "" {
 		sw = append(sw, "-c", client)
 	}
-	sw = append(sw, "-t", j.Session, ";", "select-window", "-t", j.Window)
-	if _, err := TmuxCmd(ctx, socket, sw...); err != nil {
+	sw = append(sw, "-t", j.Session)
+	if _, err := srv.Exec(ctx, tmux.Raw(sw...), tmux.Raw("select-window", "-t", j.Window)); err != nil {
 		return Jumped{}, fmt.Errorf("jump to %s on %s: %w", st.Name, h.Name, err)
 	}
 	return j, nil

@@ -81,7 +81,7 @@ func (s SSH) watchHostOnce(ctx context.Context, h Host, deadline time.Duration, 
 		seen := map[string]bool{}
 		for _, rs := range res.Sessions {
 			seen[rs.Socket] = true
-			emit(Change{Kind: SessionUpdated, Session: Session{Host: h.Name, Socket: rs.Socket, State: rs.State}})
+			emit(Change{Kind: SessionUpdated, Session: Session{Host: h.Name, Socket: rs.Socket, State: fromRemote(rs.State)}})
 		}
 		for sock := range shown {
 			if !seen[sock] {

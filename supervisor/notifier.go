@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/supervisor/notify"
 )
 
@@ -75,15 +77,9 @@ func (s *Session) notifyFacts() notify.Facts {
 	return notify.Facts{Now: now, WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil}
 }
 
-// tmux runs a tmux command on the session's own server (from $TMUX).
-func (s *Session) tmux(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "tmux", append([]string{"-S", s.tmuxSock}, args...)...).Output()
-	if err != nil {
-		return "", fmt.Errorf("tmux %s: %w", strings.Join(args, " "), err)
-	}
-	return string(out), nil
+// tmuxServer is the session's own tmux server (from $TMUX).
+func (s *Session) tmuxServer() tmux.Server {
+	return tmux.Server{Socket: s.tmuxSock, Timeout: tmuxTimeout}
 }
 
 // tmuxClient is one attached client of the session's tmux server.
@@ -95,8 +91,8 @@ func (s *Session) tmuxClients() (clients []tmuxClient, paneWindow string, err er
 	if s.tmuxSock == "" || s.tmuxPane == "" {
 		return nil, "", nil // outside tmux: nobody to look, nobody to tell there
 	}
-	out, err := s.tmux("display-message", "-p", "-t", s.tmuxPane, "#{window_id}", ";",
-		"list-clients", "-F", "#{client_name}\t#{client_tty}\t#{window_id}")
+	out, err := s.tmuxServer().Exec(context.Background(), tmux.QueryCmd(s.tmuxPane, "#{window_id}"),
+		tmux.Raw("list-clients", "-F", "#{client_name}\t#{client_tty}\t#{window_id}"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -136,9 +132,12 @@ func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 	name, sessionID := s.plan.Name, s.plan.SessionID
 	s.mu.Unlock()
 	waited := f.Now.Sub(f.WaitingSince)
-	what := st.Reason
-	if st.Summary != "" {
-		what += ": " + st.Summary
+	// The name, reason and summary are the agent's words: one line each,
+	// no control byte, before tmux, the desktop or the user's command.
+	name, reason, summary := safetext.Field(name), safetext.Field(st.Reason), safetext.Field(st.Summary)
+	what := reason
+	if summary != "" {
+		what += ": " + summary
 	}
 	text := fmt.Sprintf("⚠ %s waits (%s, %s) — prefix+Tab", name, what, waited.Round(time.Second))
 	s.log.Info("notify", "waited_ms", waited.Milliseconds(), "reason", st.Reason, "prompt_id", id,
@@ -151,14 +150,13 @@ func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 		}
 	}
 	if cfg.Tmux && len(clients) > 0 {
-		var args []string
-		for i, c := range clients {
-			if i > 0 {
-				args = append(args, ";")
-			}
-			args = append(args, "display-message", "-c", c.name, text)
+		// tmux.DisplayCmd escapes the text: a #(…) in a summary is shown,
+		// never run.
+		var cmds []tmux.Cmd
+		for _, c := range clients {
+			cmds = append(cmds, tmux.DisplayCmd(c.name, text))
 		}
-		if _, err := s.tmux(args...); err != nil {
+		if _, err := s.tmuxServer().Exec(context.Background(), cmds...); err != nil {
 			s.log.Warn("notify_tmux_failed", "err", err)
 		}
 	}
@@ -167,7 +165,7 @@ func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 	}
 	if len(cfg.Command) > 0 {
 		env := []string{
-			"SUP_SESSION=" + sessionID, "SUP_NAME=" + name, "SUP_REASON=" + st.Reason, "SUP_SUMMARY=" + st.Summary,
+			"SUP_SESSION=" + sessionID, "SUP_NAME=" + name, "SUP_REASON=" + reason, "SUP_SUMMARY=" + summary,
 			"SUP_WAITING_MS=" + strconv.FormatInt(waited.Milliseconds(), 10), "SUP_PROMPT_ID=" + id, "SUP_PANE=" + s.tmuxPane,
 		}
 		go s.runNotifyCommand(cfg, env)
@@ -186,14 +184,9 @@ func (s *Session) desktopNotify(clients []tmuxClient, title, body string) {
 		}
 		return
 	}
-	clean := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if r < 0x20 || r == 0x7f || r == ';' || (r >= 0x80 && r < 0xa0) {
-				return ' '
-			}
-			return r
-		}, s)
-	}
+	// One line, no control byte (the OSC must not end early or carry
+	// another sequence), and no ; (it would end the OSC's field).
+	clean := func(s string) string { return strings.ReplaceAll(safetext.Field(s), ";", " ") }
 	seq := "\x1b]777;notify;" + clean(title) + ";" + clean(body) + "\x07\x1b]9;" + clean(title+": "+body) + "\x07"
 	for _, c := range clients {
 		tty, err := os.OpenFile(c.tty, os.O_WRONLY|os.O_APPEND, 0)

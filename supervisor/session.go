@@ -7,13 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -106,7 +106,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		term:       newTerminal(in, out),
 		log:        log,
 		tmuxPane:   plan.LookupIn(opts.Environ)("TMUX_PANE"),
-		tmuxSock:   tmuxSocket(plan.LookupIn(opts.Environ)("TMUX")),
+		tmuxSock:   tmux.SocketOf(plan.LookupIn(opts.Environ)("TMUX")),
 		size:       size,
 		publish:    func(string, map[string]any) {},
 		ctrl:       make(chan control),
@@ -130,12 +130,6 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
 	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
 	return s
-}
-
-// tmuxSocket is the server socket in $TMUX ("socket,pid,session").
-func tmuxSocket(env string) string {
-	sock, _, _ := strings.Cut(env, ",")
-	return sock
 }
 
 // SetPublisher sets where lifecycle and resize events go (the socket).

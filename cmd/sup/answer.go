@@ -48,7 +48,7 @@ func answerCommand() *cli.Command {
 				err := call(ctx, c, ipc.MethodAnswer, p, &r)
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
-					fmt.Fprintf(os.Stderr, "sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
+					errf("sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
 					if ie.Code == ipc.CodeAckTimeout {
 						return exitError{exitTriggerTimeout}
 					}
@@ -60,7 +60,7 @@ func answerCommand() *cli.Command {
 				if cmd.Bool("json") {
 					return printJSON(os.Stdout, r)
 				}
-				fmt.Printf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
+				outf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
 				return nil
 			})
 		},
@@ -111,52 +111,52 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 		}
 		return now.Sub(time.UnixMilli(ms)).Round(100*time.Millisecond).String() + " ago"
 	}
-	fmt.Fprintf(w, "activity %s (%s) since %s\n", r.Activity, r.Reason, ago(r.Since))
-	fmt.Fprintf(w, "decided by %s %s\n", r.Source, r.Rule)
+	fprintf(w, "activity %s (%s) since %s\n", r.Activity, r.Reason, ago(r.Since))
+	fprintf(w, "decided by %s %s\n", r.Source, r.Rule)
 	if r.Summary != "" {
-		fmt.Fprintf(w, "summary %s\n", r.Summary)
+		fprintf(w, "summary %s\n", r.Summary)
 	}
-	fmt.Fprintf(w, "lifecycle %s\n", r.Lifecycle)
+	fprintf(w, "lifecycle %s\n", r.Lifecycle)
 	for _, s := range r.Signals {
 		mark := " "
 		if s.Decided {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%s %-9s %-28s %s %s, %s\n", mark, s.Source, s.Rule, s.Activity, s.Reason, ago(s.At))
+		fprintf(w, "%s %-9s %-28s %s %s, %s\n", mark, s.Source, s.Rule, s.Activity, s.Reason, ago(s.At))
 	}
 	if sc := r.Screen; sc != nil {
 		rule := sc.Rule
 		if rule == "" {
 			rule = "(no rule matched)"
 		}
-		fmt.Fprintf(w, "screen rule %s → %s, %s\n", rule, sc.Activity, ago(sc.At))
+		fprintf(w, "screen rule %s → %s, %s\n", rule, sc.Activity, ago(sc.At))
 		for _, l := range sc.Lines {
-			fmt.Fprintf(w, "  | %s\n", l)
+			fprintf(w, "  | %s\n", l)
 		}
 	}
 	printExplainModel(w, r.Model)
 	if p := r.Process; p != nil {
-		fmt.Fprintf(w, "process child %d, foreground group %d: %s (task %d: %s)\n", p.ChildPID, p.ForegroundGroup, p.Wait, p.Task, p.Call)
+		fprintf(w, "process child %d, foreground group %d: %s (task %d: %s)\n", p.ChildPID, p.ForegroundGroup, p.Wait, p.Task, p.Call)
 		if p.Rule != "" {
-			fmt.Fprintf(w, "  rule %s: %s\n", p.Rule, p.Detail)
+			fprintf(w, "  rule %s: %s\n", p.Rule, p.Detail)
 		}
 	}
 	if r.PromptID != "" {
-		fmt.Fprintf(w, "prompt %s\n", r.PromptID)
+		fprintf(w, "prompt %s\n", r.PromptID)
 	}
-	fmt.Fprintf(w, "operator busy %v (last key %s", r.OperatorBusy, ago(r.LastInputAt))
+	fprintf(w, "operator busy %v (last key %s", r.OperatorBusy, ago(r.LastInputAt))
 	if r.Draft != "" {
-		fmt.Fprintf(w, ", draft %q", r.Draft)
+		fprintf(w, ", draft %q", r.Draft)
 	}
-	fmt.Fprintf(w, "), last output %s\n", ago(r.LastOutputAt))
+	fprintf(w, "), last output %s\n", ago(r.LastOutputAt))
 	if r.Focused != nil {
-		fmt.Fprintf(w, "focused %v (the pane's last focus report)\n", *r.Focused)
+		fprintf(w, "focused %v (the pane's last focus report)\n", *r.Focused)
 	}
 	if r.WaitingSince != 0 {
-		fmt.Fprintf(w, "waiting since %s\n", ago(r.WaitingSince))
+		fprintf(w, "waiting since %s\n", ago(r.WaitingSince))
 	}
 	if r.SkipUntil > now.UnixMilli() {
-		fmt.Fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
+		fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
 	}
 }
 

@@ -4,12 +4,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/modelread"
@@ -90,7 +91,7 @@ func classifyCommand() *cli.Command {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
 			if pack != nil && !pack.HasRules() {
-				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
+				errf("sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
 			}
 			if cmd.Bool("json") {
 				out := struct {
@@ -98,8 +99,7 @@ func classifyCommand() *cli.Command {
 					InFrame bool             `json:"in_frame"`
 					Model   *modelread.Reply `json:"model,omitempty"`
 				}{res, snap.InFrame, reading}
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetEscapeHTML(false)
+				enc := safetext.NewEncoder(os.Stdout)
 				return enc.Encode(out)
 			}
 			for _, kv := range [][2]string{
@@ -109,13 +109,13 @@ func classifyCommand() *cli.Command {
 				{"draft", strings.ReplaceAll(res.Draft, "\n", `\n`)},
 				{"summary", res.Summary},
 			} {
-				fmt.Println(strings.TrimRight(kv[0]+" "+kv[1], " "))
+				outln(strings.TrimRight(kv[0]+" "+kv[1], " "))
 			}
 			if reading != nil {
-				fmt.Println(strings.TrimRight("model_state "+reading.Activity(), " "))
-				fmt.Println(strings.TrimRight("model_summary "+reading.Summary, " "))
+				outln(strings.TrimRight("model_state "+reading.Activity(), " "))
+				outln(strings.TrimRight("model_summary "+reading.Summary, " "))
 				for i, a := range reading.Actions {
-					fmt.Printf("model_option %d %s (key %s)\n", i+1, a.Label, a.Key)
+					outf("model_option %d %s (key %s)\n", i+1, a.Label, a.Key)
 				}
 			}
 			return nil

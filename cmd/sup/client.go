@@ -4,7 +4,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
@@ -77,12 +78,6 @@ func call(ctx context.Context, c *ipc.Client, method string, params, result any)
 	return c.Call(ctx, method, params, result)
 }
 
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func targetArgs(cmd *cli.Command, max int) error {
 	if n := cmd.Args().Len(); n == 0 {
 		return fmt.Errorf("%s: missing TARGET (a session id, id prefix, name or document path; see sup ls)", cmd.Name)
@@ -133,7 +128,7 @@ func stateCommand() *cli.Command {
 
 func pidCommand() *cli.Command {
 	return queryCommand("pid", "print the child's pid (0 while none runs; --json adds sup's)", ipc.MethodPid,
-		func(r ipc.PidResult) { fmt.Println(r.PID) })
+		func(r ipc.PidResult) { outln(r.PID) })
 }
 
 func screenCommand() *cli.Command {
@@ -145,21 +140,29 @@ func screenCommand() *cli.Command {
 			}
 			return nil
 		},
-		func(r ipc.ScreenResult) { fmt.Println(r.Text) })
+		func(r ipc.ScreenResult) {
+			// The screen is the agent's output: lines kept, controls
+			// shown; --ansi keeps the renderer's colours (SGR) only.
+			if r.Format == "ansi" {
+				fmt.Println(safetext.TextSGR(r.Text))
+				return
+			}
+			fmt.Println(safetext.Text(r.Text))
+		})
 }
 
 func historyCommand() *cli.Command {
 	return queryCommand("history", "list the agent's recent exits (the crash ring buffer)", ipc.MethodHistory, func(r ipc.HistoryResult) {
-		fmt.Printf("health %s\n", r.Health)
+		outf("health %s\n", r.Health)
 		for _, e := range r.Exits {
-			fmt.Printf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, e.Describe())
+			outf("%s  %-10s %s\n", time.UnixMilli(e.At).Format(time.DateTime), e.Class, e.Describe())
 		}
 	})
 }
 
 func printState(w io.Writer, st ipc.State) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }
+	row := func(k string, v any) { fprintf(tw, "%s\t%v\n", k, v) }
 	row("session", st.SessionID)
 	row("name", st.Name)
 	row("document", st.Document)
@@ -206,7 +209,7 @@ func injectCommand() *cli.Command {
 				if cmd.Bool("json") {
 					return printJSON(os.Stdout, r)
 				}
-				fmt.Printf("injected %d bytes into %s\n", r.Written, s.State.Name)
+				outf("injected %d bytes into %s\n", r.Written, s.State.Name)
 				return nil
 			})
 		},
@@ -259,7 +262,7 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 		if cmd.Bool("json") {
 			return printJSON(os.Stdout, r)
 		}
-		fmt.Printf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
+		outf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
 		return nil
 	})
 }
@@ -278,7 +281,7 @@ func stopCommand() *cli.Command {
 				if err := call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
 					return err
 				}
-				fmt.Printf("stopped %s\n", s.State.Name)
+				outf("stopped %s\n", s.State.Name)
 				return nil
 			})
 		},
@@ -305,7 +308,7 @@ func eventsCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				enc := json.NewEncoder(os.Stdout)
+				enc := safetext.NewEncoder(os.Stdout)
 				for {
 					ev, err := sub.Next()
 					if err != nil {

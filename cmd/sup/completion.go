@@ -106,8 +106,8 @@ func printTargets(ctx context.Context, cmd *cli.Command) {
 		desc := strings.Trim(st.Workspace+"/"+st.Role, "/")
 		desc = strings.TrimSpace(desc + " " + st.Activity)
 		if count[st.Name] == 1 && !strings.ContainsAny(st.Name, ": \t\n") {
-			fmt.Fprintf(w, "%s:%s\n", st.Name, desc)
+			fprintf(w, "%s:%s\n", st.Name, desc) // the shell draws them: fields
 		}
-		fmt.Fprintf(w, "%s:%s %s\n", st.SessionID, st.Name, desc)
+		fprintf(w, "%s:%s %s\n", st.SessionID, st.Name, desc)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -57,13 +58,13 @@ func (m *dashModel) View() string {
 	}
 	b.WriteString("\n")
 	if m.dirMissing {
-		fmt.Fprintf(&b, "\x1b[1;31mthe runtime dir %s is gone: waiting for it to come back (sessions still answering stay listed)%s\n", m.dir, sgrReset)
+		fmt.Fprintf(&b, "\x1b[1;31mthe runtime dir %s is gone: waiting for it to come back (sessions still answering stay listed)%s\n", safetext.Field(m.dir), sgrReset)
 	}
 	hosts := slices.Sorted(maps.Keys(m.hostDown))
 	for _, h := range hosts {
 		// A *HostError names its host already.
 		why := strings.TrimPrefix(m.hostDown[h], "host "+h+": ")
-		fmt.Fprintf(&b, "\x1b[31m%s%s\n", oneLine("host "+h+": "+why, max(m.width, 40)), sgrReset)
+		fmt.Fprintf(&b, "\x1b[31m%s%s\n", oneLine(safetext.Field("host "+h+": "+why), max(m.width, 40)), sgrReset)
 	}
 	b.WriteString("\n")
 	cells := make([]string, 0, len(dashColumns)+2)
@@ -92,21 +93,21 @@ func (m *dashModel) View() string {
 	b.WriteString("\n")
 	switch m.mode {
 	case dashFilter:
-		b.WriteString("/" + m.input + "█")
+		b.WriteString("/" + safetext.Field(m.input) + "█")
 	case dashTrigger:
 		name := "?"
 		if r, ok := m.rows[m.sel]; ok {
 			name = r.s.State.Name
 		}
-		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", name, m.input)
+		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", safeArgs([]any{name, m.input})...)
 	case dashAnswer:
 		name, prompt := "?", ""
 		if r, ok := m.rows[m.sel]; ok {
 			name, prompt = r.s.State.Name, promptLine(r.s.State)
 		}
-		fmt.Fprintf(&b, "answer %s (%s): %s█  (Enter answers, Esc cancels)", name, prompt, m.input)
+		fmt.Fprintf(&b, "answer %s (%s): %s█  (Enter answers, Esc cancels)", safeArgs([]any{name, prompt, m.input})...)
 	default:
-		b.WriteString(oneLine(m.status, max(m.width, 20)))
+		b.WriteString(oneLine(safetext.Field(m.status), max(m.width, 20)))
 	}
 	b.WriteString("\n" + m.keysLine(rows, sel))
 	return b.String()
@@ -127,6 +128,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 		st.Name, strings.Trim(st.Workspace+"/"+st.Role, "/"), st.Profile, activity,
 		dash(waitingFor(st, now)), st.Health, fmt.Sprint(st.RestartCount), dash(up), triggerCounts(st),
 	}
+	safetext.Fields(values) // the agent's words, before sup's colours
 	cells := make([]string, len(values))
 	for i, v := range values {
 		cells[i] = pad(v, dashColumns[i].width)
@@ -143,7 +145,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	}
 	width := dashTableWidth()
 	if m.showHosts() {
-		cells = append([]string{pad(hostOf(r.s), dashHostWidth)}, cells...)
+		cells = append([]string{pad(safetext.Field(hostOf(r.s)), dashHostWidth)}, cells...)
 		width += dashHostWidth + 1
 	}
 	line := mark + strings.Join(cells, " ")
@@ -152,7 +154,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 		if summary == "" {
 			summary = st.Reason
 		}
-		line += " " + oneLine(summary, max(room-1, 8))
+		line += " " + oneLine(safetext.Field(summary), max(room-1, 8))
 	}
 	return line
 }
@@ -240,5 +242,5 @@ func promptLine(st ipc.State) string {
 	if len(st.PromptChoices) > 0 {
 		line += " · " + strings.Join(st.PromptChoices, "/")
 	}
-	return oneLine(line, 100)
+	return oneLine(safetext.Field(line), 100)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -68,28 +69,11 @@ type demo struct {
 	dir    string // documents and the key snippet
 }
 
-func (d demo) tmux(ctx context.Context, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c := exec.CommandContext(ctx, "tmux", append([]string{"-L", d.socket}, args...)...)
-	c.Env = demoEnv()
-	out, err := c.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("tmux -L %s %s: %w: %s", d.socket, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// demoEnv is sup's environment without $TMUX: the demo server is its own,
-// even when sup demo runs inside another tmux.
-func demoEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
-			env = append(env, kv)
-		}
-	}
-	return env
+// server is the demo's private tmux server: its own even when sup demo
+// runs inside another tmux, and the same whatever the user's ~/.tmux.conf
+// says.
+func (d demo) server() tmux.Server {
+	return tmux.Server{Name: d.socket, Config: os.DevNull, Env: tmux.WithoutTmuxEnv(os.Environ()), Timeout: 10 * time.Second}
 }
 
 // socketFlag repeats a non-default --socket in the commands it suggests.
@@ -101,7 +85,7 @@ func (d demo) socketFlag() string {
 }
 
 func (d demo) running(ctx context.Context) bool {
-	_, err := d.tmux(ctx, "has-session", "-t", "="+demoSession)
+	_, err := d.server().Run(ctx, "has-session", "-t", "="+demoSession)
 	return err == nil
 }
 
@@ -132,20 +116,24 @@ func (d demo) start(ctx context.Context) error {
 		}
 		panes = append(panes, shellquote.Quote(self)+" start "+shellquote.Quote(doc))
 	}
-	// -f /dev/null: the demo must look the same whatever the user's
-	// ~/.tmux.conf says; its own settings follow.
-	args := []string{"-f", os.DevNull, "new-session", "-d", "-s", demoSession, "-n", "agents", "-x", "200", "-y", "50", panes[0], ";",
-		"split-window", "-h", "-t", demoSession + ":agents", panes[1], ";",
-		"split-window", "-v", "-t", demoSession + ":agents", panes[2], ";",
-		"select-layout", "-t", demoSession + ":agents", "main-vertical", ";",
-		"source-file", keys, ";",
-		"set-option", "-g", "status", "on", ";",
-		"set-option", "-g", "status-interval", "2", ";",
-		"set-option", "-g", "status-right-length", "80", ";",
-		"set-option", "-g", "status-right", "#(" + shellquote.Quote(self) + " status-line) ", ";",
-		"set-option", "-g", "pane-border-status", "top", ";",
-		"set-option", "-g", "pane-border-format", " #{pane_title} "}
-	if _, err := d.tmux(ctx, args...); err != nil {
+	// Every word is sup's own (the agents' commands are shell-quoted).
+	win := demoSession + ":agents"
+	set := func(option string, value tmux.Format) tmux.Cmd {
+		return tmux.SetOptionCmd([]string{"-g"}, option, value)
+	}
+	if _, err := d.server().Exec(ctx,
+		tmux.NewWindowCmd(tmux.Window{NewSession: true, Session: demoSession, Name: "agents", Width: 200, Height: 50, Detached: true, Command: panes[0]}),
+		tmux.Authored("split-window", "-h", "-t", win, panes[1]),
+		tmux.Authored("split-window", "-v", "-t", win, panes[2]),
+		tmux.Raw("select-layout", "-t", win, "main-vertical"),
+		tmux.Raw("source-file", keys),
+		set("status", "on"),
+		set("status-interval", "2"),
+		set("status-right-length", "80"),
+		set("status-right", tmux.Format("#("+shellquote.Quote(self)+" status-line) ")),
+		set("pane-border-status", "top"),
+		set("pane-border-format", " #{pane_title} "),
+	); err != nil {
 		return fmt.Errorf("demo: start tmux: %w", err)
 	}
 	return d.waitSessions(ctx, len(demoAgents))
@@ -225,7 +213,7 @@ Stop it all with: sup demo --stop%[2]s
 // stop ends the demo's tmux server (its panes' supervisors end their
 // agents and remove their sockets on the hangup) and its files.
 func (d demo) stop(ctx context.Context) error {
-	if _, err := d.tmux(ctx, "kill-server"); err != nil && d.running(ctx) {
+	if _, err := d.server().Run(ctx, "kill-server"); err != nil && d.running(ctx) {
 		return fmt.Errorf("demo: %w", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -4,7 +4,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"fmt"
 	"os"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -115,10 +116,10 @@ func discoverHosts(ctx context.Context, cmd *cli.Command) ([]broker.HostResult, 
 	}
 	for _, r := range results {
 		if r.Err != nil {
-			fmt.Fprintf(os.Stderr, "sup: %v\n", r.Err)
+			errf("sup: %v\n", r.Err)
 		}
 		for _, e := range r.Errors {
-			fmt.Fprintf(os.Stderr, "sup: %s did not answer: %v\n", e.Socket, e.Err)
+			errf("sup: %s did not answer: %v\n", e.Socket, e.Err)
 		}
 	}
 	return results, nil
@@ -248,7 +249,7 @@ func followAllHosts(ctx context.Context, cmd *cli.Command) error {
 		mu   sync.Mutex
 		werr error
 	)
-	enc := json.NewEncoder(os.Stdout)
+	enc := safetext.NewEncoder(os.Stdout)
 	emit := func(ev broker.SessionEvent) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -265,7 +266,7 @@ func followAllHosts(ctx context.Context, cmd *cli.Command) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.SSH.FollowHost(ctx, h, emit, func(err error) { fmt.Fprintf(os.Stderr, "sup: %v\n", err) })
+			f.SSH.FollowHost(ctx, h, emit, func(err error) { errf("sup: %v\n", err) })
 		}()
 	}
 	if local {
@@ -323,7 +324,7 @@ func collectHostsMetrics(ctx context.Context) (broker.Snapshot, error) {
 	}
 	for _, r := range results[1:] {
 		if r.Err != nil {
-			fmt.Fprintf(os.Stderr, "sup: %v\n", r.Err)
+			errf("sup: %v\n", r.Err)
 		}
 	}
 	return broker.HostsSnapshot(results), nil

@@ -9,10 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
@@ -33,11 +35,11 @@ func discoverAll(ctx context.Context, timeout time.Duration) ([]broker.Session, 
 		return nil, err
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(os.Stderr, "sup: runtime dir %s does not exist: no supervisor listens there "+
+		errf("sup: runtime dir %s does not exist: no supervisor listens there "+
 			"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(os.Stderr, "sup: %s did not answer: %v\n", e.Socket, e.Err)
+		errf("sup: %s did not answer: %v\n", e.Socket, e.Err)
 	}
 	return res.Sessions, nil
 }
@@ -86,7 +88,7 @@ func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error 
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 	for _, s := range sessions {
 		st := s.State
-		fmt.Fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
+		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
 			st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
 	}
 	return tw.Flush()
@@ -144,10 +146,11 @@ func anyRemote(sessions []broker.Session) bool {
 	return false
 }
 
-// hostCell is a listing's first cell, HOST, when it has one.
+// hostCell is a listing's first cell, HOST, when it has one. It is part
+// of a format: made a field, its % doubled.
 func hostCell(show bool, v string) string {
 	if !show {
 		return ""
 	}
-	return v + "\t"
+	return strings.ReplaceAll(safetext.Field(v), "%", "%%") + "\t"
 }

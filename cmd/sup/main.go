@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/urfave/cli/v3"
 )
@@ -52,7 +53,9 @@ func run(ctx context.Context, args []string) int {
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintf(os.Stderr, "sup: %v\n", err)
+		// An error may quote an agent's or another host's words: its
+		// lines are kept (some errors add a line of detail), no control.
+		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(err.Error()))
 		return 1
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 func TestMain(m *testing.M) {
@@ -56,7 +57,7 @@ func TestScripts(t *testing.T) {
 			// after it whatever happened.
 			demo := fmt.Sprintf("sup-demo-test-%d-%s", os.Getpid(), filepath.Base(rt))
 			env.Setenv("SUP_DEMO_SOCKET", demo)
-			env.Defer(func() { _ = exec.Command("tmux", "-L", demo, "kill-server").Run() }) // Best effort: usually gone already.
+			env.Defer(func() { _, _ = tmux.Server{Name: demo}.Run(context.Background(), "kill-server") }) // Best effort: usually gone already.
 			// CLEAN_PATH: sup and tmux only, for scripts that must not see
 			// agent CLIs installed on the machine (doctor).
 			var clean []string

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
@@ -256,14 +257,14 @@ func (m *pickModel) View() string {
 	}
 	hosts := anyRemote(sessions)
 	for i, e := range m.queue {
-		st := e.State
+		st := safetext.Copy(e.State) // the agent's words, before sup's marks
 		mark := "  "
 		if i == sel {
 			mark = "> "
 		}
 		if hosts {
 			// The host first, as in sup queue: the same name may run on two.
-			mark += fmt.Sprintf("%-12s ", oneLine(hostOf(e.Session), 12))
+			mark += fmt.Sprintf("%-12s ", oneLine(safetext.Field(hostOf(e.Session)), 12))
 		}
 		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(summaryText(st), 60))
 		if e.Cooling {
@@ -272,10 +273,10 @@ func (m *pickModel) View() string {
 		b.WriteString(line + "\n")
 	}
 	for _, err := range m.hostErrs {
-		b.WriteString(oneLine(err.Error(), 100) + "\n")
+		b.WriteString(oneLine(safetext.Field(err.Error()), 100) + "\n")
 	}
 	if m.status != "" {
-		b.WriteString("\n" + oneLine(m.status, 100) + "\n")
+		b.WriteString("\n" + oneLine(safetext.Field(m.status), 100) + "\n")
 	}
 	prompt := ""
 	if len(m.queue) > 0 {
@@ -284,7 +285,7 @@ func (m *pickModel) View() string {
 	used := strings.Count(b.String(), "\n") + 1 + strings.Count(prompt, "\n")
 	if m.preview != "" {
 		b.WriteString(strings.Repeat("─", max(m.width, 20)) + "\n")
-		b.WriteString(fitPreview(m.preview, m.width, m.height-used-1))
+		b.WriteString(fitPreview(safetext.Text(m.preview), m.width, m.height-used-1))
 	}
 	b.WriteString(prompt)
 	return b.String()
@@ -297,6 +298,7 @@ func promptBlock(st ipc.State, width int) string {
 		return ""
 	}
 	w := max(width, 40)
+	st = safetext.Copy(st)
 	var b strings.Builder
 	b.WriteString("\n" + strings.Repeat("─", w) + "\n")
 	b.WriteString(oneLine("prompt: "+dash(summaryText(st)), w) + "\n")

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
+	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -81,16 +83,16 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
-		summary := oneLine(summaryText(st), 60)
+		summary := oneLine(safetext.Field(summaryText(st)), 60)
 		if e.Cooling {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary)
+		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safeArgs([]any{pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary})...)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
-		fmt.Fprintln(tw, line)
+		fmt.Fprintln(tw, line) // its cells are fields already; the dim SGR is sup's
 	}
 	return tw.Flush()
 }
@@ -119,14 +121,11 @@ type reporter struct {
 }
 
 func (r reporter) say(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	msg := fmt.Sprintf(format, safeArgs(args)...)
 	if r.cmd.Bool("display") && r.socket != "" {
-		a := []string{"display-message"}
-		if c := r.cmd.String("client"); c != "" {
-			a = append(a, "-c", c)
-		}
 		// Best effort: the message is a courtesy, the jump already happened.
-		_, _ = broker.TmuxCmd(r.ctx, r.socket, append(a, "sup: "+msg)...)
+		// Display escapes it: a session's name is the agent's text.
+		_ = tmux.Server{Socket: r.socket}.Display(r.ctx, r.cmd.String("client"), "sup: "+msg)
 		return
 	}
 	fmt.Println(msg)
@@ -137,8 +136,8 @@ func (r reporter) say(format string, args ...any) {
 func jumpTo(r reporter, e broker.Entry) error {
 	j, err := jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
 	if errors.Is(err, broker.ErrNoTmux) {
-		fmt.Println(e.State.TmuxPane)
-		fmt.Fprintf(os.Stderr, "sup: %v\n", err)
+		outln(e.State.TmuxPane)
+		errf("sup: %v\n", err)
 		return exitError{1}
 	}
 	if err != nil {
@@ -230,7 +229,7 @@ func skipCommand() *cli.Command {
 				r.say("skipped %s until %s; %s", victim.State.Name, time.UnixMilli(res.SkipUntil).Format(time.TimeOnly), emptyQueue(q))
 				return nil
 			}
-			fmt.Fprintf(os.Stderr, "sup: skipped %s until %s\n", victim.State.Name, time.UnixMilli(res.SkipUntil).Format(time.TimeOnly))
+			errf("sup: skipped %s until %s\n", victim.State.Name, time.UnixMilli(res.SkipUntil).Format(time.TimeOnly))
 			return jumpTo(r, head)
 		},
 	}
@@ -273,7 +272,9 @@ func statusLineCommand() *cli.Command {
 			}
 			now := time.Now()
 			line := statusLine(broker.Queue(append(sessions, broker.CachedSessions(caches)...), now))
-			fmt.Println(line + remoteSuffix(line, caches, now))
+			// tmux draws this line: one field (a name is an agent's
+			// text), every # doubled so that no #[style] in it applies.
+			fmt.Println(tmux.Escape(safetext.Field(line + remoteSuffix(line, caches, now))))
 			refreshHostCaches(dir, caches, now)
 			return nil
 		},

@@ -76,7 +76,7 @@ func routeCommand() *cli.Command {
 				return err
 			}
 			if !cmd.Bool("json") {
-				fmt.Println(describeRoute(res))
+				outln(describeRoute(res))
 			}
 			if res.Trigger != nil {
 				switch res.Trigger.Result {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/urfave/cli/v3"
 )
 
@@ -49,8 +50,13 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 	}
 	argv := ssh.Argv(h, false, args...)
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// The remote's output is another host's text: line by line, each a
+	// safetext field, before the operator's terminal.
+	stdout, stderr := &safetext.Writer{W: os.Stdout}, &safetext.Writer{W: os.Stderr}
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
 	err = c.Run()
+	stdout.Close()
+	stderr.Close()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

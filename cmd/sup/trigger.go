@@ -54,7 +54,7 @@ func triggerCommand() *cli.Command {
 						return err
 					}
 				} else {
-					fmt.Println(describeTrigger(r, s.State.Name))
+					outln(describeTrigger(r, s.State.Name))
 				}
 				switch r.Result {
 				case ipc.OutcomeTimeout:
@@ -180,9 +180,9 @@ func unblockCommand() *cli.Command {
 					return printJSON(os.Stdout, r)
 				}
 				if r.Blocked {
-					fmt.Printf("unblocked thread %s of %s\n", r.ThreadID, s.State.Name)
+					outf("unblocked thread %s of %s\n", r.ThreadID, s.State.Name)
 				} else {
-					fmt.Printf("thread %s of %s was not blocked\n", r.ThreadID, s.State.Name)
+					outf("thread %s of %s was not blocked\n", r.ThreadID, s.State.Name)
 				}
 				return nil
 			})

@@ -131,8 +131,10 @@ func floodTmux(t *testing.T, tm *testutil.Tmux, fake string, n int) time.Duratio
 	// Not tm.Run, whose 10 s bound a 200 MB flood through tmux can pass.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, "tmux", "-L", tm.Name, "wait-for", "flooded").CombinedOutput(); err != nil {
-		t.Fatalf("tmux wait-for flooded: %v: %s", err, out)
+	srv := tm.Server()
+	srv.Timeout = 5 * time.Minute
+	if _, err := srv.Run(ctx, "wait-for", "flooded"); err != nil {
+		t.Fatalf("tmux wait-for flooded: %v", err)
 	}
 	d := time.Since(start)
 	tm.KillPane(pane)

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/hooks"
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // MinTmux is the oldest tmux whose features sup uses (display-popup for
@@ -45,10 +45,10 @@ func checkTmux(ctx context.Context, o *Options) []Finding {
 	default:
 		out = append(out, Finding{Check: "tmux", Severity: OK, Subject: bin, Message: fmt.Sprintf("tmux %s at %s", v, bin)})
 	}
-	sock := broker.CallerTmux(o.Getenv)
+	srv := tmux.Caller(o.Getenv)
 	tctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	focus, err := broker.TmuxCmd(tctx, sock, "show-options", "-gv", "focus-events")
+	focus, err := srv.Run(tctx, "show-options", "-gv", "focus-events")
 	if err != nil {
 		out = append(out, Finding{Check: "tmux", Severity: Info, Subject: "server",
 			Message: "no tmux server is running (or it cannot be reached): options and key bindings checked in the config files only"})
@@ -61,7 +61,7 @@ func checkTmux(ctx context.Context, o *Options) []Finding {
 	} else {
 		out = append(out, Finding{Check: "tmux", Severity: OK, Subject: "focus-events", Message: "focus-events on"})
 	}
-	keys, err := broker.TmuxCmd(tctx, sock, "list-keys", "-T", "prefix")
+	keys, err := srv.Run(tctx, "list-keys", "-T", "prefix")
 	if err == nil && strings.Contains(keys, " next --client") && strings.Contains(keys, " pick --client") {
 		out = append(out, Finding{Check: "tmux", Severity: OK, Subject: "keys", Message: "the queue's key bindings are loaded (prefix+Tab, g, S)"})
 	} else {

@@ -1,6 +1,6 @@
 // Package shellquote quotes words for a POSIX shell: the one quoting
 // function of sup, shared by the hook installer, the broker's spawn
-// command, the tmux key bindings and the tests.
+// command and ssh command lines, the tmux key bindings and the tests.
 package shellquote
 
 import "strings"
@@ -14,6 +14,23 @@ func Quote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// QuoteHome is Quote leaving a leading ~ or ~/ unquoted, so that the
+// shell expands it to the home directory: for a path the user wrote for
+// another host, such as ~/bin/sup in hosts: (ssh hands the remote login
+// shell its command line). The rest is quoted as Quote quotes it.
+func QuoteHome(s string) string {
+	if s == "~" {
+		return s
+	}
+	if rest, ok := strings.CutPrefix(s, "~/"); ok {
+		if rest == "" {
+			return "~/"
+		}
+		return "~/" + Quote(rest)
+	}
+	return Quote(s)
 }
 
 // Join quotes each word and joins them with spaces: a command line.

@@ -1,7 +1,9 @@
 package shellquote
 
 import (
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +32,21 @@ func TestQuote(t *testing.T) {
 	}
 	if got := Join("sup", "start", "my doc.md"); got != "sup start 'my doc.md'" {
 		t.Errorf("Join = %s", got)
+	}
+}
+
+// TestQuoteHome: a leading ~ expands to $HOME, the rest is read as
+// written.
+func TestQuoteHome(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"~", "$HOME"}, {"~/bin/sup", "$HOME/bin/sup"}, {"~/my dir/s'up", "$HOME/my dir/s'up"},
+		{"/usr/bin/sup", "/usr/bin/sup"}, {"~user/x", "~user/x"}, {"$(touch x)", "$(touch x)"},
+	}
+	for _, tt := range tests {
+		out, err := exec.Command("/bin/sh", "-c", "printf %s "+QuoteHome(tt.in)).Output()
+		want := strings.ReplaceAll(tt.want, "$HOME", os.Getenv("HOME"))
+		if err != nil || string(out) != want {
+			t.Errorf("sh read QuoteHome(%q) = %s as %q (%v), want %q", tt.in, QuoteHome(tt.in), out, err, want)
+		}
 	}
 }

@@ -3,7 +3,6 @@
 package testutil
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // Tmux is a private tmux server, reached with "tmux -L <Name>", that exists
@@ -70,10 +70,10 @@ func NewTmux(t testing.TB) *Tmux {
 		Name: fmt.Sprintf("sup-test-%d-%d-%s", os.Getpid(), tmuxCounter.Add(1), hex.EncodeToString(rnd[:])),
 		t:    t,
 	}
-	// -f /dev/null keeps the user's config out. Options are set before the
+	// Server's Config (/dev/null) keeps the user's config out. Options are set before the
 	// session exists, so its windows are never resized after creation (a
 	// resize can push a pane's first lines into history).
-	out, err := m.Run("-f", os.DevNull, "start-server", ";",
+	out, err := m.Run("start-server", ";",
 		"set-option", "-g", "status", "off", ";",
 		"set-option", "-g", "remain-on-exit", "on", ";",
 		"set-option", "-g", "default-shell", "/bin/sh", ";",
@@ -92,34 +92,19 @@ func NewTmux(t testing.TB) *Tmux {
 	return m
 }
 
-// Run runs "tmux -L <Name> args..." and returns its output without the
-// final newline. The error includes tmux's stderr.
-func (m *Tmux) Run(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", m.Name}, args...)...)
-	// A test run inside tmux must not have its own server found through
-	// $TMUX; -L already decides, but the server copies its starting
-	// environment into panes.
-	cmd.Env = withoutTmuxEnv(os.Environ())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := strings.TrimSuffix(stdout.String(), "\n")
-	if err != nil {
-		return out, fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+// Server is the test's tmux server for package tmux: the user's config
+// kept out, and the test's own $TMUX too (-L already decides, but the
+// server copies its starting environment into panes).
+func (m *Tmux) Server() tmux.Server {
+	return tmux.Server{Name: m.Name, Config: os.DevNull, Env: tmux.WithoutTmuxEnv(os.Environ()), Timeout: tmuxTimeout}
 }
 
-func withoutTmuxEnv(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+// Run runs "tmux -L <Name> args..." and returns its output without the
+// final newline. The error includes tmux's stderr. Every word is the
+// test's own (tmux.Authored): a test that shows session data in tmux goes
+// through sup's code, which escapes it.
+func (m *Tmux) Run(args ...string) (string, error) {
+	return m.Server().Exec(context.Background(), tmux.Authored(args...))
 }
 
 // must runs a tmux command and fails the test if it fails.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // Client is a real tmux client attached to a [Tmux] server through a pty
@@ -50,7 +52,7 @@ func (m *Tmux) AttachClient(t testing.TB) *Client {
 	t.Helper()
 	cmd := exec.Command("tmux", "-L", m.Name, "attach-session", "-t", "main")
 	// tmux refuses to attach from inside tmux, and needs a terminal type.
-	cmd.Env = append(withoutTmuxEnv(os.Environ()), "TERM=xterm-256color")
+	cmd.Env = append(tmux.WithoutTmuxEnv(os.Environ()), "TERM=xterm-256color")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: DefaultCols, Rows: DefaultRows})
 	if err != nil {
 		t.Fatalf("attach tmux client: %v", err)

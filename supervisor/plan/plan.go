@@ -86,7 +86,17 @@ func Resolve(o Options) (*Plan, error) {
 	if id == "" {
 		id = NewSessionID()
 	}
-	name := cmp.Or(o.Name, fm.Name, strings.TrimSuffix(filepath.Base(doc), filepath.Ext(doc)), filepath.Base(doc))
+	// Labels the user gave are refused when unsafe; a name derived from
+	// the document's file name is made safe (specs/security.md).
+	for _, l := range []struct{ what, v string }{
+		{"--name", o.Name}, {"--workspace", o.Workspace}, {"--role", o.Role},
+		{"frontmatter sup.name", fm.Name}, {"frontmatter sup.workspace", fm.Workspace}, {"frontmatter sup.role", fm.Role},
+	} {
+		if err := CheckLabel(l.what, l.v); err != nil {
+			return nil, err
+		}
+	}
+	name := cmp.Or(o.Name, fm.Name, SafeLabel(cmp.Or(strings.TrimSuffix(filepath.Base(doc), filepath.Ext(doc)), filepath.Base(doc))))
 	supVars := map[string]string{"SUP_SESSION": id, "SUP_DOCUMENT": doc, "SUP_NAME": name, "PWD": cwd}
 	if o.SocketPath != "" {
 		supVars["SUP_SOCKET"] = o.SocketPath

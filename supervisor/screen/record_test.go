@@ -3,15 +3,17 @@
 package screen
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sup-tmux/sup/internal/testutil"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/tmux"
 )
 
 // Replay fixtures are recordings of real programs running in tmux: the raw
@@ -107,20 +109,21 @@ func TestRecordReplayFixtures(t *testing.T) {
 
 func record(t *testing.T, dir string, sc scenario) {
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	srv := tmux.Server{Socket: sock, Config: os.DevNull}
 	tmux := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		out, err := srv.Exec(context.Background(), tmux.Authored(args...))
 		if err != nil {
-			t.Fatalf("tmux %v: %v: %s", args, err, out)
+			t.Fatal(err)
 		}
-		return string(out)
+		return out
 	}
 	tmp := t.TempDir()
 	gate := filepath.Join(tmp, "go")
 	bin := filepath.Join(tmp, "out.bin")
 	cmd := fmt.Sprintf("while [ ! -e %s ]; do sleep 0.02; done; %s; exec sleep 1000", gate, sc.command)
 	tmux("new-session", "-d", "-s", "rec", "-x", fmt.Sprint(sc.cols), "-y", fmt.Sprint(sc.rows), "sh", "-c", cmd)
-	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
+	defer srv.Run(context.Background(), "kill-server")
 	tmux("set", "-g", "remain-on-exit", "on")
 	tmux("pipe-pane", "-O", "-t", "rec", "cat > "+bin)
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
@@ -130,7 +133,7 @@ func record(t *testing.T, dir string, sc scenario) {
 		TmuxVersion: strings.TrimSpace(tmux("-V"))}
 	snap := func(after string) {
 		testutil.WaitFileQuiet(bin, 300*time.Millisecond, 5*time.Second)
-		text := acsText(tmux("capture-pane", "-p", "-e", "-t", "rec"))
+		text := acsText(tmux("capture-pane", "-p", "-e", "-t", "rec") + "\n") // the runner trims the final newline; the fixtures keep it
 		var cx, cy, alt int
 		fmt.Sscan(tmux("display", "-p", "-t", "rec", "#{cursor_x} #{cursor_y} #{alternate_on}"), &cx, &cy, &alt)
 		info, err := os.Stat(bin)

@@ -2,6 +2,7 @@
 -- per socket, all asynchronous. Stale sockets (connection refused) are
 -- reported, never an error.
 local client = require("sup.client")
+local safetext = require("sup.safetext")
 local uv = vim.uv or vim.loop -- vim.loop before 0.10
 
 local M = {}
@@ -80,8 +81,9 @@ function M.sessions(cb, timeout_ms)
       if err and (err.message or ""):match("connection refused") then
         table.insert(res.stale, path)
       elseif err then
-        table.insert(res.errors, (err.code and err.code .. ": " or "") .. err.message)
+        table.insert(res.errors, safetext.field((err.code and err.code .. ": " or "") .. err.message))
       else
+        st = safetext.state(st) -- the agent's words, before any buffer shows them
         st.socket = path
         table.insert(res.sessions, st)
       end

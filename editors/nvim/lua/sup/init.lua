@@ -4,6 +4,7 @@
 local client = require("sup.client")
 local discover = require("sup.discover")
 local queue = require("sup.queue")
+local safetext = require("sup.safetext")
 local status = require("sup.status")
 local tmux = require("sup.tmux")
 
@@ -23,7 +24,8 @@ function M.setup(opts)
 end
 
 local function notify(msg, level)
-  vim.notify("sup: " .. msg, level or vim.log.levels.INFO)
+  -- msg may quote a supervisor's error or an agent's name: safe lines.
+  vim.notify("sup: " .. safetext.text(msg), level or vim.log.levels.INFO)
 end
 
 local function errtext(err)

@@ -4,6 +4,7 @@
 -- no polling. statusline() only returns a string computed when something
 -- changed, so a statusline redraw never waits on a socket.
 local client = require("sup.client")
+local safetext = require("sup.safetext")
 local discover = require("sup.discover")
 local queue = require("sup.queue")
 local uv = vim.uv or vim.loop -- vim.loop before 0.10
@@ -85,7 +86,7 @@ local function refresh_state(path)
       return
     end
     W.sessions[path] = {
-      name = st.name,
+      name = safetext.field(st.name),
       session_id = st.session_id,
       waiting_since = st.waiting_since,
       skip_until = st.skip_until,
