@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/sup-tmux/sup/ipc"
@@ -35,9 +34,9 @@ func modelRows(w io.Writer, st ipc.State) {
 	if st.ModelState == "" {
 		return
 	}
-	fmt.Fprintf(w, "model\t%s: %s\n", st.ModelState, st.ModelSummary)
+	fprintf(w, "model\t%s: %s\n", st.ModelState, st.ModelSummary)
 	for _, o := range st.ModelOptions {
-		fmt.Fprintf(w, "\t%s. %s [%s]\n", o.Choice, o.Label, o.Key)
+		fprintf(w, "\t%s. %s [%s]\n", o.Choice, o.Label, o.Key)
 	}
 }
 
@@ -46,8 +45,8 @@ func printExplainModel(w io.Writer, m *ipc.ExplainModel) {
 	if m == nil {
 		return
 	}
-	fmt.Fprintf(w, "model reading %s: %s (screen %s)\n", m.State, m.Summary, m.ScreenHash)
+	fprintf(w, "model reading %s: %s (screen %s)\n", m.State, m.Summary, m.ScreenHash)
 	for _, o := range m.Options {
-		fmt.Fprintf(w, "  %s. %s [%s]\n", o.Choice, o.Label, o.Key)
+		fprintf(w, "  %s. %s [%s]\n", o.Choice, o.Label, o.Key)
 	}
 }
