@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/supervisor/question"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -62,6 +63,34 @@ type Profile struct {
 	// kind (specs/detection.md, "Answering a prompt"). A user profile's
 	// answers: section overrides the built-in one per dialog kind.
 	Answers Answers `yaml:"answers"`
+	// Questions is the wording of the rule that tells a finished turn
+	// asking the human something (reason asked; specs/detection.md,
+	// "Questions"). A user profile's questions: section replaces it whole;
+	// an empty `questions:` turns it off. nil: no turn asks.
+	Questions *question.Config `yaml:"questions"`
+	// StallAfter: a busy session with no hook event and no change of its
+	// screen outside StatusLines this long is stalled, waiting on the human
+	// (reason stalled; specs/detection.md, "Stalled"). 0: DefaultStallAfter;
+	// a negative value turns it off.
+	StallAfter time.Duration `yaml:"stall_after"`
+	// StatusLines are patterns (RE2) of the screen lines that are the
+	// agent's own spinner and status: their changes (elapsed time, token
+	// counters, rotating tips) are not progress.
+	StatusLines []string `yaml:"status_lines"`
+}
+
+// DefaultStallAfter is StallAfter's default.
+const DefaultStallAfter = 5 * time.Minute
+
+// StallThreshold is StallAfter with its default applied; 0: off.
+func (p Profile) StallThreshold() time.Duration {
+	switch {
+	case p.StallAfter < 0:
+		return 0
+	case p.StallAfter == 0:
+		return DefaultStallAfter
+	}
+	return p.StallAfter
 }
 
 // PackSource is a profile's `classify:` section as written. The plan does
@@ -149,6 +178,17 @@ func (p Profile) validate() error {
 	}
 	if err := p.Answers.validate(); err != nil {
 		return err
+	}
+	if _, err := p.Questions.Compile(); err != nil {
+		return err
+	}
+	if p.StallAfter > 0 && p.StallAfter < time.Second {
+		return fmt.Errorf("stall_after %s: must be at least 1s (the default is %s; a negative value such as -1s turns it off)", p.StallAfter, DefaultStallAfter)
+	}
+	for i, pat := range p.StatusLines {
+		if _, err := regexp.Compile(pat); err != nil {
+			return fmt.Errorf("status_lines[%d] %q: %v", i, pat, err)
+		}
 	}
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {
 		return fmt.Errorf("submit_delay %s: must be between 0s and 5s", p.SubmitDelay)
