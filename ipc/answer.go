@@ -74,6 +74,17 @@ type ExplainResult struct {
 	// Process is the pty's foreground process facts (profiles without
 	// screen rules), nil otherwise.
 	Process *ExplainProcess `msgpack:"process" json:"process"`
+	// Progress is the last real progress seen (a hook, a screen change
+	// outside the status lines), which a stall is counted from.
+	Progress *ExplainProgress `msgpack:"progress" json:"progress"`
+}
+
+// ExplainProgress is what a stall is counted from (specs/detection.md,
+// "Stalled").
+type ExplainProgress struct {
+	At           int64  `msgpack:"at" json:"at"`     // 0: none seen yet
+	What         string `msgpack:"what" json:"what"` // "hook:PostToolUse", "screen"
+	StallAfterMS int64  `msgpack:"stall_after_ms" json:"stall_after_ms"`
 }
 
 // ExplainSignal is the last signal one source sent, applied or not.

@@ -115,3 +115,25 @@ func TestStallOnlyWhenBusy(t *testing.T) {
 		t.Fatal("not running: no stall")
 	}
 }
+
+// A Stop whose message asks is ready, reason asked, the question as its
+// summary; an MCP elicitation is a question to answer; an auto-mode
+// denial is more work.
+func TestHookSignalAskedElicitationDenied(t *testing.T) {
+	s, ok := HookSignal(HookEvent{Event: "Stop", Message: "Found 3.\n\nShould I delete them?", Question: "Should I delete them?"}, at(0))
+	if !ok || s.Activity != Ready || s.Reason != ReasonAsked || s.Summary != "Should I delete them?" || !s.Stuck {
+		t.Fatalf("asked Stop: %+v", s)
+	}
+	s, _ = HookSignal(HookEvent{Event: "Stop", Message: "Done."}, at(0))
+	if s.Reason != "stopped" || s.Summary != "Done." {
+		t.Fatalf("plain Stop: %+v", s)
+	}
+	s, ok = HookSignal(HookEvent{Event: "Elicitation", ToolName: "db", Message: "Which table?\nmore"}, at(0))
+	if !ok || s.Activity != NeedsConfirmation || s.Reason != "question" || s.Summary != "db: Which table?" || !s.Stuck {
+		t.Fatalf("Elicitation: %+v", s)
+	}
+	s, ok = HookSignal(HookEvent{Event: "PermissionDenied", ToolName: "Bash", Command: "rm -rf /tmp/x"}, at(0))
+	if !ok || s.Activity != Busy || s.Reason != "denied" || s.Summary != "Bash: rm -rf /tmp/x" || s.Stuck {
+		t.Fatalf("PermissionDenied: %+v", s)
+	}
+}

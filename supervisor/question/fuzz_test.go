@@ -24,7 +24,7 @@ func FuzzDetect(f *testing.F) {
 		if again := d.Detect(msg); again != r {
 			t.Fatalf("not deterministic: %+v / %+v", r, again)
 		}
-		if strings.ContainsAny(r.Question, "\n\r\t") || !utf8.ValidString(r.Question) || utf8.RuneCountInString(r.Question) > MaxQuestion {
+		if strings.ContainsAny(r.Question, "\n\r\t\x1b\u202e") || !utf8.ValidString(r.Question) || utf8.RuneCountInString(r.Question) > MaxQuestion {
 			t.Fatalf("question %q: want one valid line of at most %d runes", r.Question, MaxQuestion)
 		}
 		if r.Asked != (r.Question != "") && r.Why != WhyOptions {

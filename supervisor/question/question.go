@@ -270,10 +270,13 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
-// oneLine makes s one line of at most MaxQuestion runes, control
-// characters dropped (it is display text).
+// oneLine makes s one line of at most MaxQuestion runes, control and
+// format characters (escapes, bidi overrides) dropped: it is display text
+// from an untrusted agent.
 func oneLine(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	}), " ")
 	if utf8.RuneCountInString(s) > MaxQuestion {
 		s = string([]rune(s)[:MaxQuestion-1]) + "…"
 	}
