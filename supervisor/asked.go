@@ -105,8 +105,8 @@ func (s *Session) watchStall(c *proc.Child, v *view, status activity.StatusLines
 }
 
 // explainProgress is explain's word on the stall: the last real progress
-// seen, when, and the threshold.
-func (s *Session) explainProgress() *ipc.ExplainProgress {
+// seen, when, and the threshold after. s.mu is held.
+func (s *Session) explainProgress(after time.Duration) *ipc.ExplainProgress {
 	at, what := s.act.LastProgress()
-	return &ipc.ExplainProgress{At: unixMilli(at), What: what, StallAfterMS: s.Plan().Profile.StallThreshold().Milliseconds()}
+	return &ipc.ExplainProgress{At: unixMilli(at), What: what, StallAfterMS: after.Milliseconds()}
 }

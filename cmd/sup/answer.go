@@ -143,6 +143,13 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.PromptID != "" {
 		fmt.Fprintf(w, "prompt %s\n", r.PromptID)
 	}
+	if p := r.Progress; p != nil && p.StallAfterMS > 0 {
+		what := p.What
+		if what == "" {
+			what = "none"
+		}
+		fmt.Fprintf(w, "progress last seen %s (%s); stalled after %s without\n", what, ago(p.At), time.Duration(p.StallAfterMS)*time.Millisecond)
+	}
 	fmt.Fprintf(w, "operator busy %v (last key %s", r.OperatorBusy, ago(r.LastInputAt))
 	if r.Draft != "" {
 		fmt.Fprintf(w, ", draft %q", r.Draft)
