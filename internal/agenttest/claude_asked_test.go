@@ -25,8 +25,29 @@ const staleQuestion = "Should I delete the 3 stale branches?"
 func TestClaudeAsked(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
-		WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
+		WithSupConfig(askedConfig))
+	checkAsked(t, a)
+}
 
+// TestCodexAsked is TestClaudeAsked with real Codex, whose turn ends
+// reach sup through notify and its Stop hook.
+func TestCodexAsked(t *testing.T) {
+	t.Parallel()
+	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }),
+		WithSupConfig(askedConfig))
+	// A new hooks.json must be trusted once: "2. Trust all and continue".
+	a.WaitScreen("Hooks need review")
+	a.PressUntilGone("Hooks need review", "2", "Enter")
+	a.WaitCodexReady()
+	checkAsked(t, a)
+}
+
+const askedConfig = "activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"
+
+// checkAsked runs issue 24's conversation on a ready agent with sup's
+// hooks installed.
+func checkAsked(t *testing.T, a *Agent) {
+	t.Helper()
 	a.Type("SAY I found 3 stale branches: old-ui, tmp-fix and wip. " + staleQuestion)
 	testutil.WaitUntil(t, 60*time.Second, "reason asked", func() bool { return a.State().Reason == "asked" })
 	if st := a.State(); st.Activity != "ready" || st.Summary != staleQuestion || st.WaitingSince == 0 {
