@@ -5,6 +5,7 @@ package supervisor_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,36 @@ func TestE2EElicitation(t *testing.T) {
 	st := r.state("doc")
 	if st.Activity != "needs_confirmation" || st.Reason != "question" || st.Summary != "travel: Which seat do you want?" || st.WaitingSince == 0 {
 		t.Fatalf("after Elicitation: %+v", st)
+	}
+}
+
+// TestE2ENotifyAskedStalled: a question and a stall are waits like any
+// other: each is notified once per episode (supervisor/notify's policy),
+// naming its reason and summary.
+func TestE2ENotifyAskedStalled(t *testing.T) {
+	r := newRig(t, "")
+	file := filepath.Join(r.dir, "notified")
+	r.write("config/sup/config.yaml", "notify:\n  after: 1s\n  command: [sh, -c, 'env >> \"$0\"; echo --END-- >> \"$0\"', "+strconv.Quote(file)+"]\n")
+	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
+	r.start("-echo")
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	testutil.WaitUntil(t, 5*time.Second, "the question notified", func() bool { return len(notifications(file)) == 1 })
+	if n := notifications(file)[0]; n["SUP_REASON"] != "asked" || n["SUP_SUMMARY"] != staleQuestion {
+		t.Fatalf("the question's notification: %v", n)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if got := len(notifications(file)); got != 1 {
+		t.Fatalf("%d notifications for one question", got)
+	}
+	// Work starts, then nothing happens: a stall, notified once.
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"command":"https://slow.example"}}`)
+	testutil.WaitUntil(t, 10*time.Second, "the stall notified", func() bool { return len(notifications(file)) == 2 })
+	if n := notifications(file)[1]; n["SUP_REASON"] != "stalled" || n["SUP_SUMMARY"] != "WebFetch: https://slow.example" {
+		t.Fatalf("the stall's notification: %v", n)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if got := len(notifications(file)); got != 2 {
+		t.Fatalf("%d notifications, want one per episode", got)
 	}
 }
