@@ -1,6 +1,7 @@
 package question
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -60,7 +61,11 @@ func maskSpans(line []byte) {
 			}
 		}
 	}
-	// Code spans first: a URL or quote inside one is code.
+	// Code spans first: a URL or quote inside one is code. A run of n
+	// backticks with no closing run after it has none after any later
+	// run either: noClose keeps the scan linear on a line of unmatched
+	// backticks.
+	noClose := map[int]bool{}
 	for i := 0; i < len(line); {
 		if line[i] != '`' {
 			i++
@@ -70,9 +75,12 @@ func maskSpans(line []byte) {
 		for i+n < len(line) && line[i+n] == '`' {
 			n++
 		}
-		run := strings.Repeat("`", n)
-		close := strings.Index(string(line[i+n:]), run)
+		close := -1
+		if !noClose[n] {
+			close = bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n))
+		}
 		if close < 0 {
+			noClose[n] = true
 			i += n
 			continue
 		}

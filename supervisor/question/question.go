@@ -257,9 +257,11 @@ func endsWithQuestion(s string) bool {
 func cleanSentence(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimLeft(s, "-*+#> \t")
-	s = strings.NewReplacer("**", "", "__", "").Replace(s)
+	s = emphasis.Replace(s)
 	return strings.TrimSpace(s)
 }
+
+var emphasis = strings.NewReplacer("**", "", "__", "")
 
 func matchAny(res []*regexp.Regexp, s string) bool {
 	for _, re := range res {
