@@ -37,6 +37,9 @@ func TestE2EAskedHoldsTrigger(t *testing.T) {
 	if !strings.Contains(out, "asked") || !strings.Contains(out, staleQuestion) {
 		t.Fatalf("sup queue does not show the question:\n%s", out)
 	}
+	if out := r.mustSup("ls"); !strings.Contains(out, " ready:asked ") {
+		t.Fatalf("sup ls does not mark the question:\n%s", out)
+	}
 
 	// Held: deferred AGENT_ASKED at once, with the question; nothing typed.
 	out, err := r.sup("trigger", "--no-wait", "--id", "t-held", "--thread", "th_01", "doc", "Read unread messages for thread th_01 and continue")
@@ -128,6 +131,9 @@ func TestE2EStalled(t *testing.T) {
 	}
 	if out := r.mustSup("queue"); !strings.Contains(out, "stalled") {
 		t.Fatalf("sup queue does not list the stall:\n%s", out)
+	}
+	if out := r.mustSup("ls"); !strings.Contains(out, " busy:stalled ") {
+		t.Fatalf("sup ls does not mark the stall:\n%s", out)
 	}
 	var ex ipc.ExplainResult
 	if err := json.Unmarshal([]byte(r.mustSup("explain", "--json", "doc")), &ex); err != nil {
