@@ -56,6 +56,7 @@ fuzz:
 	$(call fuzzrun,FuzzTokenize,./supervisor/paneinput/,200000x)
 	$(call fuzzrun,FuzzRespond,./supervisor/termreply/,150000x)
 	$(call fuzzrun,FuzzField,./internal/safetext/,50000x)
+	$(call fuzzrun,FuzzDetect,./supervisor/question/,30000x)
 
 # lint also vets for darwin and freebsd: sup is Linux-only
 # (specs/supervisor.md, "Platforms"), elsewhere the Linux-only packages are

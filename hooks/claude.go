@@ -16,6 +16,10 @@ var claudeSpec = jsonSpec{
 		{name: "PostToolUse", matcher: "*"},
 		{name: "PermissionRequest", matcher: "*"},
 		{name: "Notification"},
+		// An MCP server asks the human (needs_confirmation, the question),
+		// and auto mode denied a tool call (the turn goes on).
+		{name: "Elicitation"},
+		{name: "PermissionDenied", matcher: "*"},
 		{name: "Stop"},
 		{name: "SessionEnd"},
 	},

@@ -30,7 +30,7 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 		p.Agent = "codex"
 		p.Event = typ
 		p.SessionID = str(raw["thread-id"])
-		p.Message = str(raw["last-assistant-message"])
+		p.Message = tail(raw["last-assistant-message"])
 		if titleThread(raw["input-messages"]) {
 			return ipc.HookParams{}, fmt.Errorf("codex notify for its title side thread: ignored")
 		}
@@ -46,7 +46,10 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 	p.ToolName = str(raw["tool_name"])
 	p.NotificationType = str(raw["notification_type"])
 	p.Prompt = str(raw["prompt"])
-	p.Message = str(raw["last_assistant_message"])
+	p.Message = tail(raw["last_assistant_message"])
+	if p.Event == "Elicitation" && p.ToolName == "" {
+		p.ToolName = str(raw["mcp_server_name"]) // the server that asks
+	}
 	if p.Message == "" {
 		p.Message = geminiLastAnswer(raw["prompt_response"])
 	}
@@ -122,6 +125,20 @@ func titleThread(msgs any) bool {
 		}
 	}
 	return false
+}
+
+// tail is str for a turn's last message: its end, where a question to the
+// human is (specs/detection.md, "Questions"), cut after a line break so the
+// summary's first line is whole.
+func tail(v any) string {
+	s, _ := v.(string)
+	if len(s) > maxField {
+		s = s[len(s)-maxField:]
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			s = s[i+1:]
+		}
+	}
+	return strings.ToValidUTF8(s, string(utf8.RuneError))
 }
 
 // str returns v as a bounded, valid UTF-8 string ("" for non-strings).

@@ -104,3 +104,28 @@ func TestParseUserPromptSubmit(t *testing.T) {
 		t.Fatalf("prompt of 10000 bytes kept %d, want %d", len(p.Prompt), maxField)
 	}
 }
+
+// A long last message keeps its end (where a question is), from a line
+// start; an Elicitation names its MCP server; a PermissionDenied its tool
+// and command. (Payload fields as Claude Code 2.1.330's bundle builds
+// them: hook_event_name "Elicitation", mcp_server_name, message, mode,
+// url, elicitation_id, requested_schema.)
+func TestParseQuestionPayloads(t *testing.T) {
+	long := strings.Repeat("a line of the summary\n", 400) + "Should I delete them?"
+	p, err := Parse("claude", []byte(`{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"`+strings.ReplaceAll(long, "\n", `\n`)+`"}`))
+	if err != nil || len(p.Message) > maxField || !strings.HasSuffix(p.Message, "\nShould I delete them?") || !strings.HasPrefix(p.Message, "a line") {
+		t.Fatalf("long Stop: %d bytes, %v, ends %q", len(p.Message), err, p.Message[max(len(p.Message)-40, 0):])
+	}
+	p, _ = Parse("codex", []byte(`{"type":"agent-turn-complete","thread-id":"t","last-assistant-message":"`+strings.Repeat("x", 5000)+`?"}`))
+	if !strings.HasSuffix(p.Message, "x?") || len(p.Message) != maxField {
+		t.Fatalf("long notify: %d bytes", len(p.Message))
+	}
+	p, _ = Parse("claude", []byte(`{"session_id":"s","hook_event_name":"Elicitation","mcp_server_name":"travel","message":"Which seat?","mode":"form","elicitation_id":"e1","requested_schema":{"type":"object"}}`))
+	if p.Event != "Elicitation" || p.ToolName != "travel" || p.Message != "Which seat?" {
+		t.Fatalf("Elicitation: %+v", p)
+	}
+	p, _ = Parse("claude", []byte(`{"session_id":"s","hook_event_name":"PermissionDenied","tool_name":"Bash","tool_input":{"command":"rm -rf x"},"tool_use_id":"u","reason":"destructive"}`))
+	if p.Event != "PermissionDenied" || p.ToolName != "Bash" || p.Command != "rm -rf x" {
+		t.Fatalf("PermissionDenied: %+v", p)
+	}
+}

@@ -77,6 +77,9 @@ type ExplainResult struct {
 	// Model is the model reader's reading of the screen shown now, nil
 	// when it has none (off, not asked, failed).
 	Model *ExplainModel `msgpack:"model" json:"model"`
+	// Progress is the last real progress seen (a hook, a screen change
+	// outside the status lines), which a stall is counted from.
+	Progress *ExplainProgress `msgpack:"progress" json:"progress"`
 }
 
 // ExplainModel is the model reader's reading of the current screen.
@@ -85,6 +88,14 @@ type ExplainModel struct {
 	Summary    string        `msgpack:"summary" json:"summary"`
 	Options    []ModelOption `msgpack:"options" json:"options"`
 	ScreenHash string        `msgpack:"screen_hash" json:"screen_hash"` // the screen's hash, as in the session log
+}
+
+// ExplainProgress is what a stall is counted from (specs/detection.md,
+// "Stalled").
+type ExplainProgress struct {
+	At           int64  `msgpack:"at" json:"at"`     // 0: none seen yet
+	What         string `msgpack:"what" json:"what"` // "hook:PostToolUse", "screen"
+	StallAfterMS int64  `msgpack:"stall_after_ms" json:"stall_after_ms"`
 }
 
 // ExplainSignal is the last signal one source sent, applied or not.

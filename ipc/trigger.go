@@ -31,6 +31,10 @@ type TriggerParams struct {
 	Requester      string `msgpack:"requester,omitempty"`       // who asks (audit)
 	Envelope       *bool  `msgpack:"envelope,omitempty"`        // nil: on
 	Wait           bool   `msgpack:"wait,omitempty"`            // block until a final outcome
+	// Answering: the caller read the agent's open question and this is its
+	// answer; without it a trigger to a session whose reason is asked is
+	// held (AGENT_ASKED) until the human answers (specs/triggers.md).
+	Answering bool `msgpack:"answering,omitempty"`
 }
 
 // TriggerResult answers `trigger` and is the data of the "trigger" event.
@@ -83,6 +87,11 @@ const (
 	// CodeAgentBusy: the agent is mid-turn or shows a prompt; the trigger
 	// waits for it to be ready (a deferral reason, see specs/triggers.md).
 	CodeAgentBusy Code = "AGENT_BUSY"
+	// CodeAgentAsked: the agent's turn ended with a question to the human
+	// (reason asked); the trigger is held until the human answers it,
+	// unless the caller says it is answering or forces it; the message
+	// holds the question (specs/triggers.md).
+	CodeAgentAsked Code = "AGENT_ASKED"
 )
 
 // MethodMetrics answers the supervisor's counters and histograms.

@@ -58,6 +58,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 	}
 	c := s.current()
 	now := time.Now()
+	stallAfter := s.Plan().Profile.StallThreshold() // before s.mu: Plan takes it
 	s.mu.Lock()
 	st := s.act.State(now)
 	r := ipc.ExplainResult{
@@ -65,7 +66,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.openPrompt(now).id,
 		WaitingSince: unixMilli(st.WaitingSince), SkipUntil: unixMilli(st.SkipUntil),
 		OperatorBusy: st.OperatorBusy || s.draft != "", LastInputAt: unixMilli(st.LastInputAt), Draft: s.draft,
-		LastOutputAt: unixMilli(s.lastOutputAt()), Signals: []ipc.ExplainSignal{},
+		LastOutputAt: unixMilli(s.lastOutputAt()), Signals: []ipc.ExplainSignal{}, Progress: s.explainProgress(stallAfter),
 	}
 	for _, sig := range s.act.Last() {
 		r.Signals = append(r.Signals, ipc.ExplainSignal{

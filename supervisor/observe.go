@@ -94,10 +94,15 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 	s.mu.Unlock()
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)
 	s.counts.inc(hookCounter(p.Event))
-	sig, ok := activity.HookSignal(activity.HookEvent{
+	e := activity.HookEvent{
 		Agent: p.Agent, Event: p.Event, SessionID: p.SessionID, ToolName: p.ToolName,
 		Command: p.Command, Message: p.Message, NotificationType: p.NotificationType,
-	}, now)
+	}
+	if turnEnd(p.Event) {
+		e.Question = s.question(p.Message)
+	}
+	sig, ok := activity.HookSignal(e, now)
+	s.noteHook(p, ok, now)
 	if ok {
 		s.observe(sig)
 	}

@@ -87,6 +87,7 @@ type Session struct {
 	draft          string    // unsent text in the agent's input box, from the screen
 	lastPrompt     string    // the last prompt a UserPromptSubmit-like hook reported
 	lastPromptAt   time.Time // when it arrived
+	work           string    // the tool the agent last ran in this turn: a stall's summary
 	lastForeground lineLook  // the last look at a line-mode child's foreground
 	focused        *bool     // the pane's last focus report; nil: none yet
 	focusedAt      time.Time

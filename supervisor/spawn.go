@@ -38,6 +38,11 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		s.log.Error("resolve_failed", "err", err)
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
+	status, err := activity.CompileStatus(pl.Profile.StatusLines)
+	if err != nil {
+		s.log.Error("resolve_failed", "err", err)
+		return nil, fmt.Errorf("spawn: profile %s: %w", pl.Profile.Name, err)
+	}
 	if fresh {
 		agentID = ""
 	}
@@ -93,6 +98,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
 	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
+	s.goSafe(func() { s.watchStall(c, v, status, pl.Profile.StallThreshold()) })
 	return c, nil
 }
 

@@ -69,7 +69,7 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	defer s.mu.Unlock()
 	st := s.act.State(now)
 	running := s.child != nil
-	return desk.Gates{
+	g := desk.Gates{
 		OperatorBusy: st.OperatorBusy || s.draft != "",
 		// Unknown is never deliverable: a screen no rule recognises may
 		// be a dialog, and a paste with an Enter would answer it.
@@ -79,6 +79,10 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || s.lifecycle == LifecycleStarting,
 		Stopped: s.lifecycle == LifecycleStopped,
 	}
+	if st.Activity == activity.Ready && st.Reason == activity.ReasonAsked {
+		g.Question = st.Summary // a trigger that is not its answer waits
+	}
+	return g
 }
 
 // Progress: a new assistant message or a key from the human moves the

@@ -144,6 +144,13 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.PromptID != "" {
 		fprintf(w, "prompt %s\n", r.PromptID)
 	}
+	if p := r.Progress; p != nil && p.StallAfterMS > 0 {
+		what := p.What
+		if what == "" {
+			what = "none"
+		}
+		fprintf(w, "progress last seen %s (%s); stalled after %s without\n", what, ago(p.At), time.Duration(p.StallAfterMS)*time.Millisecond)
+	}
 	fprintf(w, "operator busy %v (last key %s", r.OperatorBusy, ago(r.LastInputAt))
 	if r.Draft != "" {
 		fprintf(w, ", draft %q", r.Draft)

@@ -89,9 +89,21 @@ func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error 
 	for _, s := range sessions {
 		st := s.State
 		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
-			st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
+			st.Lifecycle, activityCell(st), dash(waitingFor(st, now)), dash(st.TmuxPane))
 	}
 	return tw.Flush()
+}
+
+// activityCell is the ACTIVITY column: the activity, and the reasons that
+// change what the human should do (specs/detection.md): `ready:asked` (the
+// agent asked a question; triggers wait for the answer) and `busy:stalled`
+// (busy, no progress for stall_after). One word, so scripts split on
+// blanks as before.
+func activityCell(st ipc.State) string {
+	if st.Reason == "asked" || st.Reason == "stalled" {
+		return st.Activity + ":" + st.Reason
+	}
+	return st.Activity
 }
 
 func workspaceRole(st ipc.State) string {

@@ -78,6 +78,7 @@ func triggerFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
 		&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
 		&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
+		&cli.BoolFlag{Name: "answering", Usage: "this is the answer to the question the agent asked (reason asked); without it the trigger waits for the human to answer (AGENT_ASKED)"},
 		&cli.BoolFlag{Name: "no-envelope", Usage: "paste the bare prompt, without [BRIDGE_TRIGGER …] lines"},
 		&cli.BoolFlag{Name: "no-wait", Usage: "return at once (accepted or deferred); the outcome comes as a trigger event"},
 	}
@@ -127,6 +128,7 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 		TriggerID: id, ThreadID: cmd.String("thread"), Reason: cmd.String("reason"), Prompt: text,
 		AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds(), ForceOverride: cmd.Bool("force"),
 		OverrideReason: cmd.String("override-reason"), Requester: requester, Wait: !cmd.Bool("no-wait"),
+		Answering: cmd.Bool("answering"),
 	}
 	if cmd.Bool("no-envelope") {
 		off := false
@@ -147,6 +149,9 @@ func describeTrigger(r ipc.TriggerResult, name string) string {
 		line += ")"
 	case ipc.OutcomeDeferred:
 		line += fmt.Sprintf(" (%s; next look at %s)", r.ErrorCode, time.UnixMilli(r.DeferredUntil).Format(time.TimeOnly))
+		if r.Message != "" {
+			line += ": " + r.Message // AGENT_ASKED: the question
+		}
 	case ipc.OutcomeTimeout, ipc.OutcomeFailed:
 		line += fmt.Sprintf(" (%s: %s)", r.ErrorCode, r.Message)
 	}

@@ -121,7 +121,7 @@ func anthropicReply(ar anthropicRequest, turn Turn) map[string]any {
 	stop := "end_turn"
 	if turn.Tool != nil {
 		content = append(content, map[string]any{
-			"type": "tool_use", "id": anthropicID("toolu_"), "name": "Bash", "input": anthropicBashInput(turn.Tool),
+			"type": "tool_use", "id": anthropicID("toolu_"), "name": anthropicToolName(turn.Tool), "input": anthropicBashInput(turn.Tool),
 		})
 		stop = "tool_use"
 	}
@@ -136,7 +136,18 @@ func anthropicReply(ar anthropicRequest, turn Turn) map[string]any {
 // schema wants it: the command and the one-line description its permission
 // prompt shows.
 func anthropicBashInput(tc *ToolCall) map[string]string {
+	if tc.Name != "" {
+		return map[string]string{} // another tool: no input
+	}
 	return map[string]string{"command": tc.Command, "description": "Run the command the test asked for"}
+}
+
+// anthropicToolName is the tool tc calls: Bash unless it names another.
+func anthropicToolName(tc *ToolCall) string {
+	if tc.Name != "" {
+		return tc.Name
+	}
+	return "Bash"
 }
 
 // anthropicID is a message ("msg_") or tool-use ("toolu_") id.

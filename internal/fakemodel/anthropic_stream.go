@@ -69,7 +69,7 @@ func streamAnthropic(w http.ResponseWriter, req *http.Request, ar anthropicReque
 	if turn.Tool != nil {
 		stop = "tool_use"
 		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
-			"content_block": map[string]any{"type": "tool_use", "id": anthropicID("toolu_"), "name": "Bash", "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": anthropicID("toolu_"), "name": anthropicToolName(turn.Tool), "input": map[string]any{}}})
 		input, _ := json.Marshal(anthropicBashInput(turn.Tool)) // strings only: cannot fail
 		// Two pieces, as the real API sends partial JSON.
 		for _, p := range chunks(string(input), 2) {

@@ -15,6 +15,8 @@
 //	                 Codex: exec_command with sandbox_permissions
 //	                 require_escalated, which forces an approval;
 //	                 Gemini: run_shell_command, which asks first)
+//	MCP: <tool>      call the named tool with no input (Claude only: an
+//	                 MCP server's tool, mcp__<server>__<tool>)
 //	SLOW <n>         stream an answer slowly over n seconds
 //	FAIL <status>    answer with that HTTP status and an API error body
 //	HANG             never answer (until the agent gives up)

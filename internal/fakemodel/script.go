@@ -16,9 +16,11 @@ type Turn struct {
 	Hang   bool          // never answer; the handler returns when the agent hangs up
 }
 
-// ToolCall is a call of the agent's shell tool.
+// ToolCall is a call of the agent's shell tool, or, with Name, of another
+// tool (an MCP server's: mcp__<server>__<tool>) with no input.
 type ToolCall struct {
 	Command string
+	Name    string
 }
 
 // Decide picks the turn for a request whose newest user text is userText
@@ -45,6 +47,8 @@ func Decide(userText, toolResult string, hasToolResult bool) Turn {
 			return Turn{Text: fmt.Sprintf("bad FAIL rule %q: want FAIL <400-599>", text)}
 		}
 		return Turn{Status: n}
+	case strings.HasPrefix(text, "MCP:"):
+		return Turn{Text: "asking it", Tool: &ToolCall{Name: strings.TrimSpace(strings.TrimPrefix(text, "MCP:"))}}
 	case text == "HANG":
 		return Turn{Hang: true}
 	case strings.HasPrefix(text, "SAY "):

@@ -16,7 +16,14 @@ type HookEvent struct {
 	Command          string // the tool's command, for a permission summary
 	Message          string // last assistant message, or the notification text
 	NotificationType string
+	// Question: the turn's last message asks the human this (package
+	// question read Message with the profile's rule); "" when it does not.
+	Question string
 }
+
+// ReasonAsked: the finished turn asked the human a question (the summary);
+// a trigger that is not its answer waits (specs/triggers.md).
+const ReasonAsked = "asked"
 
 // HookSignal maps a hook event to a signal. Events that say nothing about
 // activity (SessionStart, SessionEnd, other notifications) return false.
@@ -52,11 +59,31 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 		}
 	case "Stop", "agent-turn-complete", "AfterAgent":
 		s.Activity, s.Reason, s.Summary = Ready, "stopped", FirstLine(e.Message)
+		if e.Question != "" {
+			s.Reason, s.Summary = ReasonAsked, FirstLine(e.Question)
+		}
+	case "Elicitation":
+		// Claude Code: an MCP server asks the human (a form or a URL) in
+		// a dialog; the turn waits on it.
+		s.Activity, s.Reason, s.Summary = NeedsConfirmation, "question", elicitationSummary(e)
+	case "PermissionDenied":
+		// Claude Code fires it when auto mode's classifier denies a tool
+		// call; the model is told and the turn goes on, so it is work,
+		// not a wait (specs/detection.md, "Hooks").
+		s.Activity, s.Reason, s.Summary = Busy, "denied", permissionSummary(e)
 	default:
 		return Signal{}, false
 	}
 	s.Stuck = Stuck(s.Activity)
 	return s, true
+}
+
+// elicitationSummary: the MCP server (carried as ToolName) and its question.
+func elicitationSummary(e HookEvent) string {
+	if e.ToolName != "" && e.Message != "" {
+		return FirstLine(e.ToolName + ": " + FirstLine(e.Message))
+	}
+	return FirstLine(e.ToolName + e.Message)
 }
 
 func permissionSummary(e HookEvent) string {

@@ -47,6 +47,7 @@ type Tracker struct {
 	// for an interrupt or for a prompt answered in the pane.
 	released bool
 	last     [SourceLifecycle + 1]Signal // the last signal of each source, applied or not (Explain)
+	stall    stall                       // real progress, for Stall
 }
 
 // NewTracker returns a tracker in Unknown.
@@ -64,6 +65,14 @@ func (t *Tracker) Observe(s Signal) bool {
 		t.last[s.Source] = s
 	}
 	cur := t.state
+	if s.Source == SourceHook {
+		t.stall.at, t.stall.what = s.At, s.Rule // a hook is progress
+	}
+	if cur.Rule == StallRule && s.Activity == Busy && s.Source < SourceHook {
+		// The spinner's busy again and again is what a stall looks like:
+		// only progress (Stall, Progress) or a hook lifts it.
+		return false
+	}
 	if s.Source < cur.Source && s.Source != SourceLifecycle && cur.Source != SourceLifecycle &&
 		s.At.Sub(cur.Since) < t.cfg.HookHold && s.Activity != cur.Activity && !t.released {
 		return false

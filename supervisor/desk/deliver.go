@@ -34,14 +34,14 @@ func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
 	case g.Stopped:
 		return trigger.Step{Action: trigger.Fail, Code: string(ipc.CodeNotRunning)}
 	}
-	l := trigger.Look{Now: now, Queued: j.queued, Force: j.override.Requested, OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy}
+	l := j.look(now, j.queued, g)
 	if verdict == trigger.RateLimited {
 		l.RateUntil = until
 	}
 	step := d.cfg.Decide(l)
 	switch step.Action {
 	case trigger.Deliver:
-		j.gate, j.applied = step.Gate, j.override.Requested && g.OperatorBusy
+		j.gate, j.applied = step.Gate, j.forced(l)
 	case trigger.Wait:
 		if !j.deferred {
 			j.deferred = true
@@ -104,8 +104,69 @@ func (d *Desk) waitFailure(j *job, code ipc.Code) ipc.TriggerResult {
 	case ipc.CodeNotRunning:
 		j.gate = trigger.GateNotEvaluated
 		r.Message = "sup is stopping; not delivered"
+	case ipc.CodeAgentAsked:
+		r.Message = fmt.Sprintf("held %s and the human has not answered: %s", d.cfg.MaxBusyWait, askedMessage(j.question))
 	}
 	return r
+}
+
+// look is what the policy sees of j at now, its wait counted from
+// waitFrom, under the gates g. It remembers the open question for the
+// outcome's message.
+func (j *job) look(now, waitFrom time.Time, g Gates) trigger.Look {
+	if g.Question != "" {
+		j.question = g.Question
+	}
+	return trigger.Look{Now: now, Queued: waitFrom, Force: j.override.Requested, OperatorBusy: g.OperatorBusy,
+		AgentBusy: g.AgentBusy, Asked: g.Question != "", Answering: j.p.Answering || j.named(g.Question)}
+}
+
+// forced: the override let j through a gate that held it (the human's
+// typing, or a question it does not answer).
+func (j *job) forced(l trigger.Look) bool {
+	return j.override.Requested && (l.OperatorBusy || l.Asked && !l.Answering)
+}
+
+// named: the question names j's thread or id as a whole token ("reply on
+// thread th_01?"), so the caller that owns it is answering. Only a name
+// that looks like an id (a digit or one of _ - . :) counts: a thread
+// called "reply" is not named by "Should I reply?".
+func (j *job) named(question string) bool {
+	if question == "" {
+		return false
+	}
+	for _, name := range []string{j.thread, j.id} {
+		if strings.ContainsAny(name, "0123456789_-.:") && hasToken(question, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasToken reports whether name occurs in s not inside a longer id.
+func hasToken(s, name string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], name)
+		if k < 0 {
+			return false
+		}
+		start, end := i+k, i+k+len(name)
+		if (start == 0 || !idByte(s[start-1])) && (end == len(s) || !idByte(s[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func idByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-'
+}
+
+// askedMessage is the text of an AGENT_ASKED outcome: the question, and
+// how to get past it.
+func askedMessage(q string) string {
+	return fmt.Sprintf("the agent asked the human: %q; the trigger is held until the human answers "+
+		"(send it with --answering if it is the answer, or force it with an override reason)", q)
 }
 
 // Run is the session's one delivery goroutine: it works through the queue
@@ -253,13 +314,13 @@ func (d *Desk) open(j *job, waitFrom time.Time, g Gates) bool {
 	if g.Stopped {
 		return false
 	}
-	step := d.cfg.Decide(trigger.Look{Now: time.Now(), Queued: waitFrom, Force: j.override.Requested,
-		OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy})
+	l := j.look(time.Now(), waitFrom, g)
+	step := d.cfg.Decide(l)
 	if step.Action != trigger.Deliver {
 		return false
 	}
 	d.mu.Lock()
-	j.gate, j.applied = step.Gate, j.override.Requested && g.OperatorBusy
+	j.gate, j.applied = step.Gate, j.forced(l)
 	d.mu.Unlock()
 	return true
 }
@@ -275,8 +336,7 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 		if g.Stopped {
 			return true, ipc.CodeNotRunning
 		}
-		step := d.cfg.Decide(trigger.Look{Now: now, Queued: waitFrom, Force: j.override.Requested,
-			OperatorBusy: g.OperatorBusy, AgentBusy: g.AgentBusy})
+		step := d.cfg.Decide(j.look(now, waitFrom, g))
 		switch step.Action {
 		case trigger.Deliver:
 			return false, ""

@@ -47,7 +47,8 @@ type job struct {
 
 	deferred bool   // was deferred at least once
 	gate     string // the collision gate it passed
-	applied  bool   // the force bypassed a busy operator
+	applied  bool   // the force bypassed a busy operator or an open question
+	question string // the agent's open question when the job last looked
 	done     chan struct{}
 	result   ipc.TriggerResult // final, once done is closed
 }
@@ -148,6 +149,9 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 		r := ipc.TriggerResult{TriggerID: j.id, ThreadID: j.thread, Result: ipc.OutcomeAccepted, DeliveryBackend: "pty"}
 		if step.Action == trigger.Wait {
 			r.Result, r.ErrorCode, r.DeferredUntil = ipc.OutcomeDeferred, ipc.Code(step.Code), step.Next.UnixMilli()
+			if r.ErrorCode == ipc.CodeAgentAsked {
+				r.Message = askedMessage(g.Question)
+			}
 		}
 		return r, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
@@ -77,5 +78,42 @@ func TestHead(t *testing.T) {
 		if got := head(in); got != want {
 			t.Errorf("head(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A question that names the trigger's thread or id is answered by it; the
+// default thread, a part of a longer id or another id is no name.
+func TestJobLookAsked(t *testing.T) {
+	d := New(trigger.Config{}, nil, nil, nil)
+	mk := func(p ipc.TriggerParams) *job {
+		p.Prompt = "continue"
+		j, err := d.newJob(p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	q := "Should I reply on thread th_01 or wait for th_02x?"
+	for _, c := range []struct {
+		p         ipc.TriggerParams
+		answering bool
+	}{
+		{ipc.TriggerParams{TriggerID: "t1"}, false},
+		{ipc.TriggerParams{TriggerID: "t1", ThreadID: "th_01"}, true},
+		{ipc.TriggerParams{TriggerID: "t1", ThreadID: "th_02"}, false},
+		{ipc.TriggerParams{TriggerID: "th_01"}, true},
+		{ipc.TriggerParams{TriggerID: "t1", ThreadID: "reply"}, false},
+		{ipc.TriggerParams{TriggerID: "t1", Answering: true}, true},
+	} {
+		l := mk(c.p).look(time.Now(), time.Now(), Gates{Question: q})
+		if !l.Asked || l.Answering != c.answering {
+			t.Errorf("%+v: look %+v, want asked, answering %v", c.p, l, c.answering)
+		}
+	}
+	if l := mk(ipc.TriggerParams{TriggerID: "t1", ThreadID: "th_01"}).look(time.Now(), time.Now(), Gates{}); l.Asked || l.Answering {
+		t.Errorf("no question: %+v", l)
+	}
+	if m := askedMessage("Delete them?"); !strings.Contains(m, `"Delete them?"`) || !strings.Contains(m, "--answering") {
+		t.Errorf("message %q: want the question and the way past it", m)
 	}
 }

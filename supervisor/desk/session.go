@@ -67,6 +67,9 @@ type Gates struct {
 	// child not started yet.
 	AgentBusy bool
 	Stopped   bool // sup is stopping: nothing will be delivered
+	// Question: the agent's finished turn asked the human this (reason
+	// asked); "" otherwise. A trigger that is not its answer is held.
+	Question string
 }
 
 // AckFacts are what shows that the agent took a trigger.

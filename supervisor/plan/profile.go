@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/supervisor/question"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -67,6 +68,34 @@ type Profile struct {
 	// recorded screen and the reading it should get, sent before the
 	// screen asked about (specs/detection.md, "The model reader").
 	ModelExamples []modelread.Example `yaml:"model_examples"`
+	// Questions is the wording of the rule that tells a finished turn
+	// asking the human something (reason asked; specs/detection.md,
+	// "Questions"). A user profile's questions: section replaces it whole;
+	// an empty `questions:` turns it off. nil: no turn asks.
+	Questions *question.Config `yaml:"questions"`
+	// StallAfter: a busy session with no hook event and no change of its
+	// screen outside StatusLines this long is stalled, waiting on the human
+	// (reason stalled; specs/detection.md, "Stalled"). 0: DefaultStallAfter;
+	// a negative value turns it off.
+	StallAfter time.Duration `yaml:"stall_after"`
+	// StatusLines are patterns (RE2) of the screen lines that are the
+	// agent's own spinner and status: their changes (elapsed time, token
+	// counters, rotating tips) are not progress.
+	StatusLines []string `yaml:"status_lines"`
+}
+
+// DefaultStallAfter is StallAfter's default.
+const DefaultStallAfter = 5 * time.Minute
+
+// StallThreshold is StallAfter with its default applied; 0: off.
+func (p Profile) StallThreshold() time.Duration {
+	switch {
+	case p.StallAfter < 0:
+		return 0
+	case p.StallAfter == 0:
+		return DefaultStallAfter
+	}
+	return p.StallAfter
 }
 
 // PackSource is a profile's `classify:` section as written. The plan does
@@ -158,6 +187,17 @@ func (p Profile) validate() error {
 	for i, e := range p.ModelExamples {
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("model_examples[%d]: %v", i, err)
+		}
+	}
+	if _, err := p.Questions.Compile(); err != nil {
+		return err
+	}
+	if p.StallAfter > 0 && p.StallAfter < time.Second {
+		return fmt.Errorf("stall_after %s: must be at least 1s (the default is %s; a negative value such as -1s turns it off)", p.StallAfter, DefaultStallAfter)
+	}
+	for i, pat := range p.StatusLines {
+		if _, err := regexp.Compile(pat); err != nil {
+			return fmt.Errorf("status_lines[%d] %q: %v", i, pat, err)
 		}
 	}
 	if p.SubmitDelay < 0 || p.SubmitDelay > 5*time.Second {

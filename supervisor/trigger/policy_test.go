@@ -170,3 +170,30 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatalf("Marker = %q", got)
 	}
 }
+
+// A question the agent asked holds a trigger that is not its answer, up to
+// MaxBusyWait, then fails AGENT_ASKED; an answer or a force goes at once.
+func TestDecideAsked(t *testing.T) {
+	c := Config{}.WithDefaults()
+	l := Look{Now: t0.Add(time.Minute), Queued: t0, Asked: true}
+	if s := c.Decide(l); s.Action != Wait || s.Code != "AGENT_ASKED" || !s.Next.Equal(l.Now.Add(c.Recheck)) {
+		t.Fatalf("asked: %+v, want wait AGENT_ASKED", s)
+	}
+	l.Now = t0.Add(c.MaxBusyWait)
+	if s := c.Decide(l); s.Action != Fail || s.Code != "AGENT_ASKED" {
+		t.Fatalf("asked past max_busy_wait: %+v, want fail AGENT_ASKED", s)
+	}
+	l.Now = t0
+	l.Answering = true
+	if s := c.Decide(l); s.Action != Deliver || s.Gate != GateEnforced {
+		t.Fatalf("answering: %+v, want deliver", s)
+	}
+	l.Answering, l.Force = false, true
+	if s := c.Decide(l); s.Action != Deliver || s.Gate != GateBypassed {
+		t.Fatalf("forced: %+v, want deliver, gate bypassed", s)
+	}
+	l.Force, l.OperatorBusy = false, true
+	if s := c.Decide(l); s.Code != "OPERATOR_BUSY" {
+		t.Fatalf("asked while the human types: %+v, want OPERATOR_BUSY first", s)
+	}
+}

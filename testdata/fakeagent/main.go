@@ -71,6 +71,12 @@
 //	                      line Q, then "  (s) staging" / "  (p) production"
 //	                      and "Press s or p"; a key s or p answers it:
 //	                      "picked: <key>" and the title "[>] idle"
+//	-spinner              after ready, redraw one Claude Code-style spinner
+//	                      line in place every 100ms, its elapsed time and
+//	                      token counter going up ("✶ Working… (3s · ↓ 40
+//	                      tokens)"), forever: busy, and no progress
+//	-work-after DUR       with -spinner, DUR after ready print the line of
+//	                      real work "● Ran the tests: 12 passed" above it
 //	-flood N              after ready, write N bytes of printable lines (79
 //	                      characters and '\n') as fast as possible, then print
 //	                      "fakeagent flood done" and exit 0; the pty adds a
@@ -132,6 +138,8 @@ var (
 	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
+	flagSpinner    = flag.Bool("spinner", false, "after ready, redraw a Claude Code-style spinner line with a counter every 100ms")
+	flagWorkAfter  = flag.Duration("work-after", 0, "with -spinner, print a line of real work this long after ready")
 	rawState       *term.State
 	outMu          sync.Mutex
 	pid            = os.Getpid()
@@ -215,6 +223,9 @@ func main() {
 		say("  (s) staging")
 		say("  (p) production")
 		write("Press s or p ")
+	}
+	if *flagSpinner {
+		go spin(time.Now())
 	}
 	if *flagFlood >= 0 {
 		flood(*flagFlood)
@@ -398,6 +409,22 @@ func flood(n int64) {
 			os.Exit(1)
 		}
 		n -= int64(w)
+	}
+}
+
+// spin redraws the spinner line in place until the process ends; after
+// -work-after it prints one line of real work first.
+func spin(start time.Time) {
+	glyphs := []string{"✶", "✻", "✢", "✳"}
+	worked := *flagWorkAfter <= 0
+	for i := 0; ; i++ {
+		elapsed := time.Since(start)
+		if !worked && elapsed >= *flagWorkAfter {
+			worked = true
+			write("\r\x1b[2K● Ran the tests: 12 passed\r\n")
+		}
+		write(fmt.Sprintf("\r\x1b[2K%s Working… (%ds · ↓ %d tokens)", glyphs[i%len(glyphs)], int(elapsed.Seconds()), 40*i))
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -1,0 +1,68 @@
+//go:build linux
+
+package agenttest
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+// TestClaudeStalled (issue 24): real Claude Code waits for a model that
+// never answers (the stand-in's HANG): its spinner turns, its verb and
+// elapsed time change, and nothing else does. After stall_after (2s here)
+// the session is busy, reason stalled, in the queue with the spinner line
+// as summary; the human's Esc ends the turn and the stall with it.
+func TestClaudeStalled(t *testing.T) {
+	t.Parallel()
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) {
+		a.InstallHooks(a.Sup, "claude", "--user")
+		stallAfter2s(t, a, "claude")
+	}), WithSupConfig("activity: {quiet_window: 1s}\n"))
+	checkStalled(t, a)
+}
+
+// TestCodexStalled is TestClaudeStalled with real Codex (no hooks: its
+// screen and OSC 7501 say busy): `• Working (Ns • esc to interrupt)` is
+// its status line.
+func TestCodexStalled(t *testing.T) {
+	t.Parallel()
+	a := startReadyCodex(t, WithBeforeStart(func(a *Agent) { stallAfter2s(t, a, "codex") }), WithSupConfig("activity: {quiet_window: 1s}\n"))
+	checkStalled(t, a)
+}
+
+// stallAfter2s overlays the agent's profile with a short stall_after.
+func stallAfter2s(t *testing.T, a *Agent, profile string) {
+	writeSandboxFile(t, filepath.Join(a.Env["XDG_CONFIG_HOME"], "sup", "profiles", profile+".yaml"), "stall_after: 2s\n")
+}
+
+// checkStalled sends the stand-in's HANG to a ready agent and follows the
+// stall: in, kept while only the spinner moves, out on the human's Esc.
+func checkStalled(t *testing.T, a *Agent) {
+	t.Helper()
+	a.Type("HANG")
+	testutil.WaitUntil(t, 30*time.Second, "busy", func() bool { return a.State().Activity == "busy" })
+	testutil.WaitUntil(t, 30*time.Second, "stalled", func() bool { return a.State().Reason == "stalled" })
+	st := a.State()
+	t.Logf("stalled: summary %q", st.Summary)
+	if st.Activity != "busy" || st.WaitingSince == 0 || st.Summary == "" {
+		t.Fatalf("stalled: %+v\n%s", st, a.Screen())
+	}
+	out, err := a.SupCmd("queue")
+	if err != nil || !strings.Contains(out, "stalled") {
+		t.Fatalf("sup queue: %v\n%s", err, out)
+	}
+	// Stays stalled while only the spinner moves.
+	time.Sleep(3 * time.Second)
+	if st := a.State(); st.Reason != "stalled" {
+		t.Fatalf("the spinner alone lifted the stall: %+v\n%s", st, a.Screen())
+	}
+	a.Keys("Escape")
+	testutil.WaitUntil(t, 30*time.Second, "the interrupt ends the stall", func() bool {
+		st := a.State()
+		return st.Reason != "stalled" && st.Activity == "ready"
+	})
+}

@@ -1,0 +1,127 @@
+package activity
+
+import (
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The stall's names (specs/detection.md, "Stalled").
+const (
+	// StallRule is the rule of a stalled state.
+	StallRule = "stall:no-progress"
+	// ReasonStalled: busy, but nothing real happened for the profile's
+	// stall_after; it waits on the human.
+	ReasonStalled = "stalled"
+	// ProgressRule is the rule of the busy state a stall returns to when
+	// something real happens.
+	ProgressRule = "stall:progress"
+)
+
+// StatusLines are a pack's patterns of the agent's own spinner and status
+// lines (the profile's status_lines): their changes are not progress.
+type StatusLines []*regexp.Regexp
+
+// CompileStatus compiles a profile's status_lines; the error names the
+// pattern.
+func CompileStatus(patterns []string) (StatusLines, error) {
+	out := make(StatusLines, 0, len(patterns))
+	for i, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("status_lines[%d] %q: %v", i, p, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// Fingerprint reads a screen's text: a hash of every line that is not a
+// status line (so a spinner's elapsed time and token counter change
+// nothing), and the first status line, which says what the agent is
+// doing ("" when none shows).
+func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
+	h := fnv.New64a()
+	for _, line := range strings.Split(text, "\n") {
+		if s.match(line) {
+			if status == "" {
+				status = strings.TrimSpace(line)
+			}
+			continue
+		}
+		h.Write([]byte(line)) // hash.Hash never fails.
+		h.Write([]byte{'\n'})
+	}
+	return h.Sum64(), status
+}
+
+func (s StatusLines) match(line string) bool {
+	for _, re := range s {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// stall is the tracker's record of real progress.
+type stall struct {
+	at     time.Time // the last real progress
+	what   string    // what it was: "hook:PreToolUse", "screen"
+	screen uint64    // the last screen fingerprint
+	seen   bool      // screen holds one
+}
+
+// Progress records something real at at (what: "hook:PostToolUse",
+// "screen"): a stalled session is busy again. It reports whether the state
+// changed.
+func (t *Tracker) Progress(at time.Time, what string) bool {
+	t.stall.at, t.stall.what = at, what
+	if t.state.Rule != StallRule {
+		return false
+	}
+	t.state = State{Activity: Busy, Reason: "working", Source: SourceScreen, Rule: ProgressRule, Since: t.state.Since}
+	t.released = false
+	return true
+}
+
+// LastProgress is when the last real progress was seen and what it was
+// (zero before any): explain shows it.
+func (t *Tracker) LastProgress() (time.Time, string) { return t.stall.at, t.stall.what }
+
+// Stall looks for a stall at now. screen is the fingerprint of the screen
+// outside its status lines (StatusLines.Fingerprint; a change is progress);
+// doing is the summary a stall shows (the tool the agent runs, else its
+// status line). A running session that has been busy with no progress for
+// after becomes reason stalled, rule StallRule, and waits on the human
+// (Stuck, WaitingSince now), activity still busy: a trigger still waits
+// for it. after <= 0 turns it off. It reports whether the state changed and
+// how long until a stall is due (0: none is).
+func (t *Tracker) Stall(now time.Time, after time.Duration, screen uint64, doing string) (changed bool, wait time.Duration) {
+	if !t.stall.seen || screen != t.stall.screen {
+		first := !t.stall.seen
+		t.stall.screen, t.stall.seen = screen, true
+		if !first {
+			changed = t.Progress(now, "screen") || changed
+		}
+	}
+	cur := t.state
+	if after <= 0 || !t.running || cur.Activity != Busy || cur.Rule == StallRule {
+		return changed, 0
+	}
+	from := cur.Since
+	if t.stall.at.After(from) {
+		from = t.stall.at
+	}
+	if quiet := now.Sub(from); quiet < after {
+		return changed, after - quiet
+	}
+	if doing == "" {
+		doing = "busy since " + from.Format("15:04:05") + ", no progress since"
+	}
+	t.state = State{Activity: Busy, Reason: ReasonStalled, Summary: FirstLine(doing), Source: SourceScreen, Rule: StallRule,
+		Since: cur.Since, Stuck: true, WaitingSince: now}
+	return true, 0
+}

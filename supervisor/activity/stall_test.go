@@ -1,0 +1,139 @@
+package activity
+
+import (
+	"testing"
+	"time"
+)
+
+func hookSig(event string, a Activity, d time.Duration) Signal {
+	return Signal{Source: SourceHook, Rule: "hook:" + event, Activity: a, Reason: "working", Stuck: Stuck(a), At: at(d)}
+}
+
+// A spinner that keeps turning is not progress: the status lines are left
+// out of the fingerprint.
+func TestFingerprintIgnoresStatusLines(t *testing.T) {
+	st, err := CompileStatus([]string{`^[✶✻] `, `esc to interrupt`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, s1 := st.Fingerprint("● Running tests\n✶ Pondering… (3s · ↓ 12 tokens)\n> \nesc to interrupt 3s")
+	b, s2 := st.Fingerprint("● Running tests\n✻ Musing… (4m 58s · ↓ 9k tokens)\n> \nesc to interrupt 298s")
+	if a != b || s1 != "✶ Pondering… (3s · ↓ 12 tokens)" || s2 == "" {
+		t.Fatalf("fingerprints %x %x (status %q %q): want equal, with the status line", a, b, s1, s2)
+	}
+	if c, _ := st.Fingerprint("● Running tests\n● PASS\n✶ Pondering…"); c == a {
+		t.Fatal("a new transcript line must change the fingerprint")
+	}
+	if _, err := CompileStatus([]string{"ok", "("}); err == nil || err.Error()[:15] != "status_lines[1]" {
+		t.Fatalf("err = %v, want it to name status_lines[1]", err)
+	}
+}
+
+// Busy with no hook and the same screen for stall_after: stalled, stuck,
+// still busy; the spinner's screen signals do not lift it, a screen change
+// or a hook does.
+func TestStallAndProgress(t *testing.T) {
+	const after = 5 * time.Minute
+	tr := NewTracker(Config{})
+	tr.Observe(spawn(0))
+	tr.Observe(hookSig("PreToolUse", Busy, time.Second))
+	if changed, wait := tr.Stall(at(time.Second), after, 7, "Bash: curl x"); changed || wait != after {
+		t.Fatalf("at once: changed %v wait %v, want false %s", changed, wait, after)
+	}
+	tr.Observe(screenSig(Busy, "spinner", 2*time.Minute))
+	if changed, wait := tr.Stall(at(3*time.Minute), after, 7, "Bash: curl x"); changed || wait != 2*time.Minute+time.Second {
+		t.Fatalf("3m in: changed %v wait %v, want false 2m1s (the spinner is no progress)", changed, wait)
+	}
+	changed, wait := tr.Stall(at(after+time.Second), after, 7, "Bash: curl x")
+	st := tr.State(at(after + time.Second))
+	if !changed || wait != 0 || st.Activity != Busy || st.Reason != ReasonStalled || st.Rule != StallRule ||
+		!st.Stuck || !st.WaitingSince.Equal(at(after+time.Second)) || st.Summary != "Bash: curl x" {
+		t.Fatalf("after stall_after: changed %v wait %v state %+v", changed, wait, st)
+	}
+	if tr.Observe(screenSig(Busy, "spinner", after+2*time.Second)) {
+		t.Fatal("the spinner's busy must not lift a stall")
+	}
+	if changed, _ := tr.Stall(at(after+3*time.Second), after, 7, "x"); changed {
+		t.Fatal("still the same screen: no change")
+	}
+	// Real output: busy again, out of the queue, and a new clock.
+	changed, _ = tr.Stall(at(after+4*time.Second), after, 8, "x")
+	st = tr.State(at(after + 4*time.Second))
+	if !changed || st.Reason != "working" || st.Stuck || !st.WaitingSince.IsZero() || st.Activity != Busy {
+		t.Fatalf("after progress: changed %v %+v", changed, st)
+	}
+	if p, what := tr.LastProgress(); !p.Equal(at(after+4*time.Second)) || what != "screen" {
+		t.Fatalf("last progress %v %q", p, what)
+	}
+	if _, wait := tr.Stall(at(after+5*time.Second), after, 8, "x"); wait != after-time.Second {
+		t.Fatalf("wait %v, want the clock to restart at the progress", wait)
+	}
+}
+
+// A hook is progress: it restarts the clock and lifts a stall.
+func TestHookLiftsStall(t *testing.T) {
+	const after = time.Minute
+	tr := NewTracker(Config{})
+	tr.Observe(spawn(0))
+	tr.Observe(hookSig("UserPromptSubmit", Busy, 0))
+	tr.Stall(at(0), after, 1, "")
+	tr.Observe(hookSig("PostToolUse", Busy, 50*time.Second))
+	if changed, _ := tr.Stall(at(70*time.Second), after, 1, ""); changed {
+		t.Fatal("a hook 20s ago: not stalled yet")
+	}
+	if changed, _ := tr.Stall(at(111*time.Second), after, 1, ""); !changed || tr.State(at(111*time.Second)).Reason != ReasonStalled {
+		t.Fatal("a minute after the hook: stalled")
+	}
+	if st := tr.State(at(111 * time.Second)); st.Summary == "" {
+		t.Fatalf("a stall without a doing still says something: %+v", st)
+	}
+	if !tr.Observe(hookSig("PreToolUse", Busy, 112*time.Second)) || tr.State(at(112*time.Second)).Stuck {
+		t.Fatal("a hook must lift the stall")
+	}
+	// A hook with no signal of its own (Progress) lifts it too.
+	tr.Stall(at(200*time.Second), after, 1, "")
+	if !tr.Progress(at(201*time.Second), "hook:SessionStart") || tr.State(at(201*time.Second)).Stuck {
+		t.Fatal("Progress must lift the stall")
+	}
+}
+
+// Only a running, busy session stalls; 0 turns it off; a finished turn
+// is a turn, not a stall.
+func TestStallOnlyWhenBusy(t *testing.T) {
+	tr := NewTracker(Config{})
+	tr.Observe(spawn(0))
+	tr.Observe(hookSig("Stop", Ready, time.Second))
+	if changed, wait := tr.Stall(at(time.Hour), time.Minute, 1, ""); changed || wait != 0 {
+		t.Fatalf("ready: changed %v wait %v", changed, wait)
+	}
+	tr.Observe(hookSig("UserPromptSubmit", Busy, 2*time.Second))
+	if changed, wait := tr.Stall(at(time.Hour), 0, 1, ""); changed || wait != 0 {
+		t.Fatalf("off: changed %v wait %v", changed, wait)
+	}
+	tr.Observe(Signal{Source: SourceLifecycle, Rule: "lifecycle:crashed", Activity: Busy, At: at(3 * time.Second)})
+	if changed, _ := tr.Stall(at(time.Hour), time.Minute, 1, ""); changed {
+		t.Fatal("not running: no stall")
+	}
+}
+
+// A Stop whose message asks is ready, reason asked, the question as its
+// summary; an MCP elicitation is a question to answer; an auto-mode
+// denial is more work.
+func TestHookSignalAskedElicitationDenied(t *testing.T) {
+	s, ok := HookSignal(HookEvent{Event: "Stop", Message: "Found 3.\n\nShould I delete them?", Question: "Should I delete them?"}, at(0))
+	if !ok || s.Activity != Ready || s.Reason != ReasonAsked || s.Summary != "Should I delete them?" || !s.Stuck {
+		t.Fatalf("asked Stop: %+v", s)
+	}
+	s, _ = HookSignal(HookEvent{Event: "Stop", Message: "Done."}, at(0))
+	if s.Reason != "stopped" || s.Summary != "Done." {
+		t.Fatalf("plain Stop: %+v", s)
+	}
+	s, ok = HookSignal(HookEvent{Event: "Elicitation", ToolName: "db", Message: "Which table?\nmore"}, at(0))
+	if !ok || s.Activity != NeedsConfirmation || s.Reason != "question" || s.Summary != "db: Which table?" || !s.Stuck {
+		t.Fatalf("Elicitation: %+v", s)
+	}
+	s, ok = HookSignal(HookEvent{Event: "PermissionDenied", ToolName: "Bash", Command: "rm -rf /tmp/x"}, at(0))
+	if !ok || s.Activity != Busy || s.Reason != "denied" || s.Summary != "Bash: rm -rf /tmp/x" || s.Stuck {
+		t.Fatalf("PermissionDenied: %+v", s)
+	}
+}

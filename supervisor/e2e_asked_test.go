@@ -1,0 +1,198 @@
+//go:build linux
+
+package supervisor_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+const staleQuestion = "Should I delete the 3 stale branches?"
+
+// TestE2EAskedHoldsTrigger: a turn that ends with a question is ready,
+// reason asked, the question in the queue; a trigger that is not its
+// answer is held with AGENT_ASKED (the question in its message) and types
+// nothing; after the human answers in the pane it goes as its own turn; a
+// trigger --answering goes at once. (Claude Code's hooks are sent as its
+// hooks would send them; internal/agenttest does the same with the real
+// agent.)
+func TestE2EAskedHoldsTrigger(t *testing.T) {
+	r := newRig(t, triggerConfig)
+	rec := filepath.Join(r.dir, "rec")
+	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
+	testutil.WaitUntil(t, 5*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"I found 3 stale branches: ` + "`old-ui`, `tmp`, `wip`" + `.\n\n` + staleQuestion + `"}`)
+	st := r.state("doc")
+	if st.Activity != "ready" || st.Reason != "asked" || st.Summary != staleQuestion || st.WaitingSince == 0 {
+		t.Fatalf("after the question: %+v", st)
+	}
+	out := r.mustSup("queue")
+	if !strings.Contains(out, "asked") || !strings.Contains(out, staleQuestion) {
+		t.Fatalf("sup queue does not show the question:\n%s", out)
+	}
+	if out := r.mustSup("ls"); !strings.Contains(out, " ready:asked ") {
+		t.Fatalf("sup ls does not mark the question:\n%s", out)
+	}
+
+	// Held: deferred AGENT_ASKED at once, with the question; nothing typed.
+	out, err := r.sup("trigger", "--no-wait", "--id", "t-held", "--thread", "th_01", "doc", "Read unread messages for thread th_01 and continue")
+	if err != nil || !strings.Contains(out, "deferred t-held") || !strings.Contains(out, "AGENT_ASKED") || !strings.Contains(out, staleQuestion) {
+		t.Fatalf("sup trigger: %v\n%s", err, out)
+	}
+	time.Sleep(700 * time.Millisecond) // several rechecks (100ms): still held
+	if got := r.recorded(rec); got != "" {
+		t.Fatalf("a held trigger typed %q", got)
+	}
+	if st := r.state("doc"); st.PendingTriggers != 1 || st.Reason != "asked" {
+		t.Fatalf("while held: pending %d reason %q", st.PendingTriggers, st.Reason)
+	}
+
+	// The human answers in the pane; the agent's next turn ends; the held
+	// trigger follows as its own turn.
+	r.tm.SendLiteral(pane, "no")
+	r.tm.SendKeys(pane, "Enter")
+	testutil.WaitUntil(t, 5*time.Second, "the human's answer reached the agent", func() bool { return r.recorded(rec) == "no\r" })
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"no"}`)
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"Kept them."}`)
+	r.waitTriggerCount("delivered", 1)
+	got := r.recorded(rec)
+	if !strings.HasPrefix(got, "no\r[BRIDGE_TRIGGER id=t-held thread=th_01") || strings.Count(got, "\r") != 2 {
+		t.Fatalf("the agent read %q: want the human's answer, then the trigger as its own submit", got)
+	}
+
+	// Asked again: a trigger that says it answers goes at once.
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	res := r.trigger(ipc.TriggerParams{TriggerID: "t-answer", Prompt: "yes, delete them", Answering: true, Wait: true})
+	if res.Result != ipc.OutcomeDelivered {
+		t.Fatalf("--answering: %+v, want delivered at once", res)
+	}
+	// And a thread the question names answers it too.
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"Should I reply on thread th_07 now?"}`)
+	res = r.trigger(ipc.TriggerParams{TriggerID: "t-thread", ThreadID: "th_07", Prompt: "reply", Wait: true})
+	if res.Result != ipc.OutcomeDelivered {
+		t.Fatalf("named thread: %+v, want delivered at once", res)
+	}
+	// A statement with a question mark in code is a finished turn.
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"Replaced it with ` + "`a ? b : c`" + `."}`)
+	if st := r.state("doc"); st.Reason != "stopped" {
+		t.Fatalf("a ? in code: reason %q, want stopped", st.Reason)
+	}
+	recs := r.audit()
+	if len(recs) != 3 || recs[0]["trigger_id"] != "t-held" || recs[0]["result"] != "delivered" {
+		t.Fatalf("audit: %v", recs)
+	}
+}
+
+// TestE2EAskedForcedIsAudited: a force with its reason delivers into an
+// asked session, audited as an applied override; the held trigger's wait
+// past max_busy_wait fails AGENT_ASKED with the question.
+func TestE2EAskedForcedAndTimeout(t *testing.T) {
+	r := newRig(t, triggerConfig+"  max_busy_wait: 1s\n")
+	rec := filepath.Join(r.dir, "rec")
+	r.start("-ready", "-raw", "-ack", "-record", rec)
+	testutil.WaitUntil(t, 5*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	res := r.trigger(ipc.TriggerParams{TriggerID: "t-late", Prompt: "continue", Wait: true})
+	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeAgentAsked || !strings.Contains(res.Message, staleQuestion) {
+		t.Fatalf("held past max_busy_wait: %+v, want failed AGENT_ASKED with the question", res)
+	}
+	res = r.trigger(ipc.TriggerParams{TriggerID: "t-force", Prompt: "continue", ForceOverride: true,
+		OverrideReason: "human_override: I read it", Wait: true})
+	if res.Result != ipc.OutcomeDelivered {
+		t.Fatalf("forced: %+v", res)
+	}
+	recs := r.audit()
+	if len(recs) != 2 || recs[1]["force_override_applied"] != true || recs[1]["collision_gate"] != "bypassed" {
+		t.Fatalf("audit: %v", recs)
+	}
+}
+
+// TestE2EStalled: a busy agent whose screen only redraws its spinner and
+// counter for longer than stall_after is stalled, in the queue, with what
+// it was doing; explain says what was last seen; a line of real work ends
+// it at once.
+func TestE2EStalled(t *testing.T) {
+	r := newRig(t, "")
+	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
+	r.start("-spinner", "-work-after", "6s")
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
+	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
+	testutil.WaitUntil(t, 5*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
+	st := r.state("doc")
+	if st.Activity != "busy" || st.WaitingSince == 0 || st.Summary != "Bash: go test ./..." {
+		t.Fatalf("stalled: %+v", st)
+	}
+	if out := r.mustSup("queue"); !strings.Contains(out, "stalled") {
+		t.Fatalf("sup queue does not list the stall:\n%s", out)
+	}
+	if out := r.mustSup("ls"); !strings.Contains(out, " busy:stalled ") {
+		t.Fatalf("sup ls does not mark the stall:\n%s", out)
+	}
+	var ex ipc.ExplainResult
+	if err := json.Unmarshal([]byte(r.mustSup("explain", "--json", "doc")), &ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Progress == nil || ex.Progress.What != "hook:PreToolUse" || ex.Progress.At == 0 || ex.Progress.StallAfterMS != 1000 {
+		t.Fatalf("explain progress: %+v", ex.Progress)
+	}
+	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "progress last seen hook:PreToolUse (") || !strings.Contains(out, "stalled after 1s without") {
+		t.Fatalf("sup explain does not say what was last seen:\n%s", out)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "real work ends the stall", func() bool {
+		st := r.state("doc")
+		return st.Reason == "working" && st.WaitingSince == 0
+	})
+	// Only the spinner again: stalled again after stall_after.
+	testutil.WaitUntil(t, 5*time.Second, "stalled again", func() bool { return r.state("doc").Reason == "stalled" })
+}
+
+// TestE2EElicitation: Claude Code's Elicitation hook (an MCP server asks
+// the human) is a question waiting on the human.
+func TestE2EElicitation(t *testing.T) {
+	r := newRig(t, "")
+	r.start("-echo")
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"book it"}`)
+	r.hook(`{"hook_event_name":"Elicitation","mcp_server_name":"travel","message":"Which seat do you want?","mode":"form","requested_schema":{"type":"object"}}`)
+	st := r.state("doc")
+	if st.Activity != "needs_confirmation" || st.Reason != "question" || st.Summary != "travel: Which seat do you want?" || st.WaitingSince == 0 {
+		t.Fatalf("after Elicitation: %+v", st)
+	}
+}
+
+// TestE2ENotifyAskedStalled: a question and a stall are waits like any
+// other: each is notified once per episode (supervisor/notify's policy),
+// naming its reason and summary.
+func TestE2ENotifyAskedStalled(t *testing.T) {
+	r := newRig(t, "")
+	file := filepath.Join(r.dir, "notified")
+	r.write("config/sup/config.yaml", "notify:\n  after: 1s\n  command: [sh, -c, 'env >> \"$0\"; echo --END-- >> \"$0\"', "+strconv.Quote(file)+"]\n")
+	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
+	r.start("-echo")
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	testutil.WaitUntil(t, 5*time.Second, "the question notified", func() bool { return len(notifications(file)) == 1 })
+	if n := notifications(file)[0]; n["SUP_REASON"] != "asked" || n["SUP_SUMMARY"] != staleQuestion {
+		t.Fatalf("the question's notification: %v", n)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if got := len(notifications(file)); got != 1 {
+		t.Fatalf("%d notifications for one question", got)
+	}
+	// Work starts, then nothing happens: a stall, notified once.
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"command":"https://slow.example"}}`)
+	testutil.WaitUntil(t, 10*time.Second, "the stall notified", func() bool { return len(notifications(file)) == 2 })
+	if n := notifications(file)[1]; n["SUP_REASON"] != "stalled" || n["SUP_SUMMARY"] != "WebFetch: https://slow.example" {
+		t.Fatalf("the stall's notification: %v", n)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if got := len(notifications(file)); got != 2 {
+		t.Fatalf("%d notifications, want one per episode", got)
+	}
+}
