@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/sup-tmux/sup/internal/testutil"
@@ -36,6 +37,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"hold-port":    holdPort,
 			"stale-socket": staleSocket,
+			"waitfor":      waitFor,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -95,4 +97,23 @@ func holdPort(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Defer(func() { ln.Close() })
 	ts.Setenv(args[0], ln.Addr().String())
+}
+
+// waitFor is the script command `waitfor GLOB`: it waits up to 10 s for a
+// file matching GLOB (environment variables expanded by the script), so a
+// script can wait for a background supervisor's socket.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor GLOB")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m, _ := filepath.Glob(ts.MkAbs(args[0])); len(m) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %s: nothing matched in 10s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -27,6 +27,7 @@ func startCommand(command []string) *cli.Command {
 			&cli.StringFlag{Name: "workspace", Usage: "workspace label"},
 			&cli.StringFlag{Name: "role", Usage: "role label"},
 			&cli.StringFlag{Name: "resume-id", Usage: "resume this agent conversation (its exact id) at the first start"},
+			&cli.BoolFlag{Name: "duplicate", Usage: "start even when another supervisor runs for DOC (two sessions share its name and registry entry)"},
 			&cli.BoolFlag{Name: "print-env", Usage: "print the resolved cwd, command and environment with their sources, then exit"},
 			&cli.StringFlag{Name: "size", Value: "80x24", Usage: "pty size COLSxROWS when stdin is not a terminal"},
 		},
@@ -60,6 +61,7 @@ func startCommand(command []string) *cli.Command {
 			}
 			code, err := supervisor.Start(ctx, opts, supervisor.StartIO{
 				In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Size: size, PrintEnv: cmd.Bool("print-env"),
+				Duplicate: cmd.Bool("duplicate"),
 			})
 			if err != nil {
 				return fmt.Errorf("start: %w", err)
