@@ -28,14 +28,18 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodSkip:    s.handleSkip,
 		ipc.MethodTrigger: s.handleTrigger,
 		ipc.MethodUnblock: s.handleUnblock,
-		ipc.MethodMetrics: s.handleMetrics,
-		ipc.MethodAnswer:  s.handleAnswer,
-		ipc.MethodExplain: s.handleExplain,
+		ipc.MethodPendingTriggers: func(context.Context, *ipc.Request) (any, error) {
+			return s.desk.Pending(), nil
+		},
+		ipc.MethodCancelTrigger: s.handleCancelTrigger,
+		ipc.MethodMetrics:       s.handleMetrics,
+		ipc.MethodAnswer:        s.handleAnswer,
+		ipc.MethodExplain:       s.handleExplain,
 	}
 }
 
 // Events lists the event names the session publishes.
-var Events = []string{"lifecycle", "activity", "resize", "client", "trigger"}
+var Events = []string{"lifecycle", "activity", "resize", "client", "trigger", desk.EventProgress}
 
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {

@@ -46,6 +46,15 @@ func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error
 	return r, nil
 }
 
+// handleCancelTrigger takes a pending trigger back (desk.Cancel).
+func (s *Session) handleCancelTrigger(_ context.Context, req *ipc.Request) (any, error) {
+	var p ipc.CancelTriggerParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	return s.desk.Cancel(p)
+}
+
 // handleMetrics answers the desk's counters and the control socket's
 // noisy-input counters (ipc_<kind>_total) in one map.
 func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
@@ -69,7 +78,7 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	defer s.mu.Unlock()
 	st := s.act.State(now)
 	running := s.child != nil
-	return desk.Gates{
+	g := desk.Gates{
 		OperatorBusy: st.OperatorBusy || s.draft != "",
 		// Unknown is never deliverable: a screen no rule recognises may
 		// be a dialog, and a paste with an Enter would answer it.
@@ -77,6 +86,23 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 			st.Activity == activity.Unknown) || s.lifecycle == LifecycleStarting,
 		Stopped: s.lifecycle == LifecycleStopped,
 	}
+	switch {
+	case s.draft != "":
+		g.OperatorWhy = "unsent text sits in the agent's input box"
+	case st.OperatorBusy:
+		g.OperatorWhy = "the human is typing in the pane"
+	}
+	switch {
+	case s.lifecycle == LifecycleStarting || !running:
+		g.AgentWhy = "the agent is starting"
+	case st.Activity == activity.Busy:
+		g.AgentWhy = "the agent is busy (mid-turn)"
+	case st.Activity == activity.NeedsConfirmation:
+		g.AgentWhy = "a prompt is open in the agent, waiting for the human"
+	case st.Activity == activity.Unknown:
+		g.AgentWhy = "the agent's screen is not recognised yet (unknown is never typed into)"
+	}
+	return g
 }
 
 // Progress: a new assistant message or a key from the human moves the

@@ -91,7 +91,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + os.Getenv("USER")
+		requester = "cli:" + currentUser()
 	}
 	return ipc.AnswerParams{Choice: choice, Expect: cmd.String("expect"), ForceOverride: cmd.Bool("force"),
 		OverrideReason: cmd.String("override-reason"), Requester: requester, AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds()}, nil

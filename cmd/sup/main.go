@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(), doctorCommand(),
 			hookCommand(),
 			classifyCommand(),
-			triggerCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
+			triggerCommand(), triggersCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
 		},
 		Version: versionString(),
 	}

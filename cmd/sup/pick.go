@@ -237,7 +237,7 @@ func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
 	}
 	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
 	return func() tea.Msg {
-		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + os.Getenv("USER")})
+		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + currentUser()})
 		return answeredMsg{e.State.Name, choice, next, err}
 	}
 }

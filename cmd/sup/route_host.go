@@ -40,7 +40,7 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		args = append(args, fmt.Sprintf("--%s=%v", n, cmd.Value(n)))
 	}
 	if !cmd.IsSet("requester") {
-		args = append(args, "--requester="+originRequester("cli:"+os.Getenv("USER")))
+		args = append(args, "--requester="+originRequester("cli:"+currentUser()))
 	}
 	args = append(args, "--", cmd.Args().First())
 	argv := sshOf().Argv(h, false, args...)

@@ -46,7 +46,12 @@ func triggerCommand() *cli.Command {
 					p.Requester = originRequester(p.Requester)
 				}
 				var r ipc.TriggerResult
-				if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
+				if p.Wait && s.Host == "" {
+					var err error
+					if r, err = waitTrigger(ctx, c, s, p); err != nil {
+						return err
+					}
+				} else if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -121,7 +126,7 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + os.Getenv("USER")
+		requester = "cli:" + currentUser()
 	}
 	p := ipc.TriggerParams{
 		TriggerID: id, ThreadID: cmd.String("thread"), Reason: cmd.String("reason"), Prompt: text,

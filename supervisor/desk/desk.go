@@ -31,6 +31,7 @@ type Desk struct {
 	active  *job // the one being delivered
 	counts  map[string]int
 	metrics *metrics
+	notes   []map[string]any // trigger_progress events to publish once d.mu is released
 }
 
 // job is one trigger on its way.
@@ -45,11 +46,20 @@ type job struct {
 	queued     time.Time
 	ackTimeout time.Duration
 
-	deferred bool   // was deferred at least once
-	gate     string // the collision gate it passed
-	applied  bool   // the force bypassed a busy operator
-	done     chan struct{}
-	result   ipc.TriggerResult // final, once done is closed
+	deferred bool      // was deferred at least once
+	waitCode ipc.Code  // why it waits now ("" while not waiting); a change is a trigger_progress event
+	waitWhy  string    // the same in words
+	waitNext time.Time // when it is looked at next
+	// written: a byte of it went to the agent (set under d.mu by open);
+	// from then on it cannot be cancelled. cancelled: Cancel asked, before
+	// any byte; cancelBy says who. cancel is closed then, to wake a wait.
+	written, cancelled bool
+	cancelBy           string
+	cancel             chan struct{}
+	gate               string // the collision gate it passed
+	applied            bool   // the force bypassed a busy operator
+	done               chan struct{}
+	result             ipc.TriggerResult // final, once done is closed
 }
 
 // New returns the desk of sess: cfg's zero fields take their defaults,
@@ -141,6 +151,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	d.queue = append(d.queue, j)
 	step := d.look(j, now, g)
 	d.mu.Unlock()
+	d.publishNotes()
 	d.Poke()
 	d.log.Info("trigger_queued", "trigger_id", j.id, "thread", j.thread, "requester", p.Requester, "bytes", len(p.Prompt),
 		"force", p.ForceOverride, "wait", p.Wait)
@@ -191,7 +202,7 @@ func (d *Desk) newJob(p ipc.TriggerParams, envelope bool) (*job, error) {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: %v", err)
 	}
 	j := &job{id: id, thread: thread, p: p, text: text, hash: trigger.Hash(text), override: ov,
-		queued: time.Now(), ackTimeout: cfg.AckTimeout, done: make(chan struct{})}
+		queued: time.Now(), ackTimeout: cfg.AckTimeout, done: make(chan struct{}), cancel: make(chan struct{})}
 	if p.AckTimeoutMS > 0 {
 		j.ackTimeout = time.Duration(p.AckTimeoutMS) * time.Millisecond
 	}

@@ -67,6 +67,9 @@ type Gates struct {
 	// child not started yet.
 	AgentBusy bool
 	Stopped   bool // sup is stopping: nothing will be delivered
+	// OperatorWhy and AgentWhy say in words why the operator or the agent
+	// is busy, for a waiting caller (trigger_progress).
+	OperatorWhy, AgentWhy string
 }
 
 // AckFacts are what shows that the agent took a trigger.
