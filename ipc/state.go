@@ -103,6 +103,9 @@ type StopParams struct {
 // StopResult answers `stop`.
 type StopResult struct {
 	Stopped bool `msgpack:"stopped" json:"stopped"`
+	// EndedBy is the signal that ended the agent: SIGHUP, SIGTERM or
+	// SIGKILL ("" when no agent ran).
+	EndedBy string `msgpack:"ended_by,omitempty" json:"ended_by,omitempty"`
 }
 
 // ScreenParams are the params of `screen`.

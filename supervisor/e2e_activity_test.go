@@ -39,3 +39,24 @@ func TestE2EShellForeground(t *testing.T) {
 	r.tm.WaitFor(t, pane, "slept", 10*time.Second)
 	waitActivity("ready", "idle")
 }
+
+// TestE2EStopInteractiveBash: `sup stop` of an interactive bash ends it
+// within 1 s: the SIGHUP goes first (bash ignores SIGTERM but not the
+// hangup a closing terminal sends), and sup stop says which signal did it.
+func TestE2EStopInteractiveBash(t *testing.T) {
+	bash := testutil.Program(t, "bash", "apt-get install bash")
+	r := newRig(t, "stop_grace: 10s\n")
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"),
+		"--", bash, "--norc", "-i")
+	testutil.WaitUntil(t, 10*time.Second, "the session", func() bool { _, err := r.sup("state", "doc"); return err == nil })
+	r.mustSup("inject", "doc", "echo bash-is-up")
+	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
+	start := time.Now()
+	out := r.mustSup("stop", "doc")
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("sup stop of an interactive bash took %v, want within 1s", d)
+	}
+	if out != "stopped doc (SIGHUP ended the agent)\n" {
+		t.Fatalf("sup stop printed %q", out)
+	}
+}

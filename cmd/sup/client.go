@@ -250,7 +250,7 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 func stopCommand() *cli.Command {
 	return &cli.Command{
 		Name: "stop", Usage: "end the agent and its supervisor", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "SIGKILL at once instead of SIGTERM and a grace period"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "SIGKILL at once instead of SIGHUP, SIGTERM and a grace period"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
@@ -261,7 +261,11 @@ func stopCommand() *cli.Command {
 				if err := call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
 					return err
 				}
-				fmt.Printf("stopped %s\n", s.State.Name)
+				if r.EndedBy == "" {
+					fmt.Printf("stopped %s (no agent was running)\n", s.State.Name)
+				} else {
+					fmt.Printf("stopped %s (%s ended the agent)\n", s.State.Name, r.EndedBy)
+				}
 				return nil
 			})
 		},
