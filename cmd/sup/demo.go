@@ -198,8 +198,8 @@ shows how many wait on you. Keys (prefix is C-b):
   prefix g     pick from the queue (live preview; Enter jumps, s skips)
   prefix S     skip the head for a while
 Answer in the pane itself (y, or type a task and Enter); the queue follows.
-Stop it all with: sup demo --stop%[2]s
-`, d.socket, d.socketFlag())
+Stop it all with: %[3]s demo --stop%[2]s
+%[4]s`, d.socket, d.socketFlag(), shellName(), pathNote())
 	attach := []string{"tmux", "-L", d.socket, "attach-session", "-t", demoSession}
 	switch {
 	case noAttach || !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())):

@@ -28,7 +28,9 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			cwd, _ := os.Getwd() // Best effort: without it only the user's hook settings are checked.
-			fs := doctor.Run(ctx, doctor.Options{Getenv: os.Getenv, ProjectDir: cwd, Fix: cmd.Bool("fix"), Limits: configuredLimits()})
+			self, _ := os.Executable() // Best effort: "" skips the PATH check.
+			fs := doctor.Run(ctx, doctor.Options{Getenv: os.Getenv, ProjectDir: cwd, Fix: cmd.Bool("fix"), Limits: configuredLimits(),
+				Executable: self})
 			if cmd.Bool("json") {
 				if err := printJSON(os.Stdout, fs); err != nil {
 					return err

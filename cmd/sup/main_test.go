@@ -65,9 +65,16 @@ func TestScripts(t *testing.T) {
 					break
 				}
 			}
+			if len(clean) > 0 {
+				env.Setenv("SUP_BIN", filepath.Join(clean[0], "sup"))
+			}
+			// NOSUP_PATH: tmux and the system, but no sup (not_on_path).
+			nosup := []string{"/usr/bin", "/bin"}
 			if tmux, err := exec.LookPath("tmux"); err == nil {
 				clean = append(clean, filepath.Dir(tmux))
+				nosup = append([]string{filepath.Dir(tmux)}, nosup...)
 			}
+			env.Setenv("NOSUP_PATH", strings.Join(nosup, string(os.PathListSeparator)))
 			env.Setenv("CLEAN_PATH", strings.Join(clean, string(os.PathListSeparator)))
 			return nil
 		},
