@@ -27,7 +27,7 @@ func doctorCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			cwd, _ := os.Getwd() // Best effort: without it only the user's hook settings are checked.
+			cwd, _ := os.Getwd()       // Best effort: without it only the user's hook settings are checked.
 			self, _ := os.Executable() // Best effort: "" skips the PATH check.
 			fs := doctor.Run(ctx, doctor.Options{Getenv: os.Getenv, ProjectDir: cwd, Fix: cmd.Bool("fix"), Limits: configuredLimits(),
 				Executable: self})
