@@ -3,6 +3,7 @@
 package broker
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -215,25 +216,21 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	workspace := cmp.Or(q.Workspace, e.Workspace)
 	role := cmp.Or(q.Role, e.Role, "agent")
 	session := TmuxSessionName(workspace)
-	argv := []string{r.Sup, "start"}
-	if res.Route == RouteResume {
-		argv = append(argv, "--resume-id", e.AgentSessionID)
-	}
-	if q.Workspace != "" {
-		argv = append(argv, "--workspace", q.Workspace)
-	}
-	if q.Role != "" {
-		argv = append(argv, "--role", q.Role)
-	}
-	if q.Name != "" {
-		argv = append(argv, "--name", q.Name)
-	}
-	argv = append(argv, e.Document)
+	report := filepath.Join(r.RuntimeDir, fmt.Sprintf("route-%d-%d.err", os.Getpid(), time.Now().UnixNano()))
+	defer os.Remove(report) // Best effort: absent when the start went well.
+	argv := append([]string{r.Sup}, startArgs(res, e, q, report)...)
 	command := shellquote.Join(argv...)
+	server, err := r.server(ctx, e)
+	if err != nil {
+		if e.AgentSessionID != "" {
+			return r.headless(ctx, res, e, q, p)
+		}
+		return r.fail(res, q, p, code, "%v", err)
+	}
 	// A window by default; the session's first window when the session
 	// is new. -d: never switch anyone's client (no focus stealing).
 	args := []string{"new-window", "-d", "-t", session + ":", "-n", role}
-	if _, err := TmuxCmd(ctx, r.TmuxSocket, "has-session", "-t", "="+session); err != nil {
+	if _, err := TmuxCmd(ctx, server, "has-session", "-t", "="+session); err != nil {
 		args = []string{"new-session", "-d", "-s", session, "-n", role}
 	}
 	args = append(args, "-P", "-F", "#{pane_id}")
@@ -246,9 +243,9 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 		}
 	}
 	args = append(args, "exec "+command)
-	pane, err := TmuxCmd(ctx, r.TmuxSocket, args...)
+	pane, err := TmuxCmd(ctx, server, args...)
 	if err != nil {
-		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
+		if ctx.Err() == nil && !tmuxServerUsable(ctx, server) {
 			return r.headless(ctx, res, e, q, p) // tmux is installed but cannot run a server
 		}
 		return r.fail(res, q, p, code, "open a tmux window in %s: %v", session, err)
@@ -256,8 +253,12 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	res.Pane = pane
 	r.audit(&res, routeAudit{Step: "spawn", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Document: e.Document, Pane: pane,
 		Message: "tmux " + session + ": " + strings.Join(argv, " ")})
-	s, err := r.waitStarted(ctx, pane, e.Document)
-	if err != nil {
+	s, err := r.waitStarted(ctx, server, pane, e.Document, report)
+	var se *startError
+	switch {
+	case errors.As(err, &se):
+		return r.fail(res, q, p, code, "%v", err)
+	case err != nil:
 		return r.fail(res, q, p, code, "%v (see the window %s in tmux session %s)", err, pane, session)
 	}
 	res.Session, res.Name = s.State.SessionID, s.State.Name
@@ -276,11 +277,16 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 // agent to be ready for input (activity ready), so the trigger's paste
 // does not land in a half-started program. An agent that never says ready
 // within the timeout gets the trigger anyway: the trigger's own gates and
-// acks then decide (specs/broker.md).
-func (r *Router) waitStarted(ctx context.Context, pane, document string) (Session, error) {
+// acks then decide (specs/broker.md). A start that fails ends at once
+// with its own words (a *startError): `sup start` writes them to report,
+// and a window that closed without a word is a failure too, not a wait.
+func (r *Router) waitStarted(ctx context.Context, server, pane, document, report string) (Session, error) {
 	deadline := time.Now().Add(r.StartTimeout)
 	var seen *Session
 	for {
+		if err := startFailure(ctx, server, pane, report); err != nil {
+			return Session{}, err
+		}
 		d, err := Discover(ctx, r.RuntimeDir, time.Second)
 		if err != nil {
 			return Session{}, err
@@ -310,6 +316,68 @@ func (r *Router) waitStarted(ctx context.Context, pane, document string) (Sessio
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// startError is a supervisor that failed to start, in its own words.
+type startError struct{ msg string }
+
+func (e *startError) Error() string { return e.msg }
+
+// startFailure reports a start that failed: the words `sup start` wrote to
+// report, or a pane that is gone without any.
+func startFailure(ctx context.Context, server, pane, report string) error {
+	if b, err := os.ReadFile(report); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		return &startError{"sup start failed: " + string(bytes.TrimSpace(b))}
+	}
+	if _, err := TmuxCmd(ctx, server, "display-message", "-p", "-t", pane, "#{pane_id}"); err != nil && ctx.Err() == nil {
+		// The report is written before the pane closes: look once more.
+		if b, err := os.ReadFile(report); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return &startError{"sup start failed: " + string(bytes.TrimSpace(b))}
+		}
+		return &startError{fmt.Sprintf("the window %s closed before its supervisor answered", pane)}
+	}
+	return nil
+}
+
+// startArgs is the `sup start` command line that brings e back: what it
+// was started with (the command after --, --profile, --cwd, as recorded
+// in sessions.json), the query's labels over the recorded ones, and the
+// conversation to resume.
+func startArgs(res RouteResult, e store.RegistryEntry, q RouteQuery, report string) []string {
+	argv := []string{"start", "--start-report", report}
+	if res.Route == RouteResume {
+		argv = append(argv, "--resume-id", e.AgentSessionID)
+	}
+	for _, f := range [][2]string{
+		{"--workspace", cmp.Or(q.Workspace, e.Workspace)}, {"--role", cmp.Or(q.Role, e.Role)}, {"--name", cmp.Or(q.Name, e.Name)},
+		{"--profile", e.ProfileFlag}, {"--cwd", e.CWDFlag},
+	} {
+		if f[1] != "" {
+			argv = append(argv, f[0], f[1])
+		}
+	}
+	argv = append(argv, e.Document)
+	if len(e.Command) > 0 {
+		argv = append(append(argv, "--"), e.Command...)
+	}
+	return argv
+}
+
+// server is the tmux server a session comes back in. **Decision**
+// (specs/broker.md, "Routing"): the caller's, inside tmux; outside tmux
+// the one the session last ran in, while it runs; never tmux's default
+// server by accident, where a session would run unseen.
+func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, error) {
+	if r.TmuxSocket != "" {
+		return r.TmuxSocket, nil
+	}
+	if e.TmuxSocket != "" {
+		if _, err := TmuxCmd(ctx, e.TmuxSocket, "list-sessions"); err == nil {
+			return e.TmuxSocket, nil
+		}
+		return "", fmt.Errorf("not inside tmux, and the tmux server %s ran in (%s) is gone: run sup route inside tmux to open it there", e.Name, e.TmuxSocket)
+	}
+	return "", fmt.Errorf("not inside tmux, and %s never ran in tmux: run sup route inside tmux to open it there (a window on the default tmux server would run unseen)", cmp.Or(e.Name, e.Document))
 }
 
 // deliver sends the trigger to s.

@@ -30,6 +30,9 @@ func startCommand(command []string) *cli.Command {
 			&cli.BoolFlag{Name: "duplicate", Usage: "start even when another supervisor runs for DOC (two sessions share its name and registry entry)"},
 			&cli.BoolFlag{Name: "print-env", Usage: "print the resolved cwd, command and environment with their sources, then exit"},
 			&cli.StringFlag{Name: "size", Value: "80x24", Usage: "pty size COLSxROWS when stdin is not a terminal"},
+			// sup route's: where a start that fails says why, so the
+			// route reports the real cause at once (specs/broker.md).
+			&cli.StringFlag{Name: "start-report", Hidden: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
@@ -59,11 +62,16 @@ func startCommand(command []string) *cli.Command {
 				InvocationDir: wd,
 				Environ:       os.Environ(),
 			}
+			report := cmd.String("start-report")
 			code, err := supervisor.Start(ctx, opts, supervisor.StartIO{
 				In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Size: size, PrintEnv: cmd.Bool("print-env"),
 				Duplicate: cmd.Bool("duplicate"),
 			})
 			if err != nil {
+				if report != "" {
+					// Best effort: the error is printed to the pane too.
+					_ = os.WriteFile(report, []byte(err.Error()+"\n"), 0o600)
+				}
 				return fmt.Errorf("start: %w", err)
 			}
 			if code != 0 {
