@@ -121,8 +121,8 @@ func (d demo) start(ctx context.Context) error {
 	var panes []string
 	for _, a := range demoAgents {
 		doc := filepath.Join(d.dir, a.role+".md")
-		fm := fmt.Sprintf("---\nsup:\n  profile: demo\n  workspace: demo\n  role: %s\n  name: %s\n  command: [%q, demo-agent, --think, %s",
-			a.role, a.role, self, a.think)
+		fm := fmt.Sprintf("---\nsup:\n  profile: demo\n  workspace: demo\n  role: %s\n  name: %s\n  command: [%q, demo-agent, --name, %s, --think, %s",
+			a.role, a.role, self, a.role, a.think)
 		if a.first != "" {
 			fm += fmt.Sprintf(", --first, %q", a.first)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
 
@@ -35,9 +36,10 @@ func TestScripts(t *testing.T) {
 		// builtin by accident, and reads like the shell command it is.
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"hold-port":    holdPort,
-			"stale-socket": staleSocket,
-			"waitfor":      waitFor,
+			"hold-port":     holdPort,
+			"stale-socket":  staleSocket,
+			"waitfor":       waitFor,
+			"wait-activity": waitActivity,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -122,5 +124,30 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("waitfor %s: nothing matched in 10s", args[0])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitActivity is the script command `wait-activity NAME ACTIVITY`: it
+// waits up to 15 s until the session NAME reports ACTIVITY.
+func waitActivity(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: wait-activity NAME ACTIVITY")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	last := ""
+	for {
+		res, _ := broker.Discover(context.Background(), ts.Getenv("SUP_RUNTIME_DIR"), 2*time.Second)
+		for _, s := range res.Sessions {
+			if s.State.Name == args[0] {
+				last = s.State.Activity
+				if last == args[1] {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-activity %s %s: still %q after 15s", args[0], args[1], last)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
