@@ -159,7 +159,7 @@ func (p deskPort) ScreenText() string {
 
 func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
 	s := p.s
-	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode()}
+	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode(), OutputBytes: s.outBytes.Load()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}

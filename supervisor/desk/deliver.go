@@ -186,7 +186,8 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			return d.cancelledByRequest(r, j)
 		}
 		writeAt := time.Now()
-		j.foreground = d.sess.AckFacts(writeAt).Foreground // a line-mode ack compares against it
+		facts := d.sess.AckFacts(writeAt)
+		j.foreground, j.outBefore = facts.Foreground, facts.OutputBytes // a line-mode ack and the loop guard compare against them
 		submitAt, err := d.sess.Write(c, []byte(payload), func(g Gates) bool { return d.open(j, waitFrom, g) })
 		switch {
 		case errors.Is(err, ErrGateClosed):
@@ -233,6 +234,11 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			return cancelled(r, "the agent ended before it acknowledged the trigger")
 		case by != "":
 			r.Result, r.AckedBy, r.DeliveredAt = ipc.OutcomeDelivered, by, writeAt.UnixMilli()
+			if by == "output" || by == "foreground" {
+				d.mu.Lock()
+				d.lineOut = &lineDelivery{before: j.outBefore, echo: echoAllowance(j.text)}
+				d.mu.Unlock()
+			}
 			return r
 		}
 		trace := d.payloadOnScreen(j)

@@ -32,6 +32,11 @@ type Desk struct {
 	counts  map[string]int
 	metrics *metrics
 	notes   []map[string]any // trigger_progress events to publish once d.mu is released
+	// lineOut is the last line-mode delivery whose output is not judged
+	// yet, lineMarks how many produced output: part of the progress
+	// token (lineProgress).
+	lineOut   *lineDelivery
+	lineMarks int
 }
 
 // job is one trigger on its way.
@@ -41,6 +46,7 @@ type job struct {
 	text       string // what is pasted: the sanitised prompt, in its envelope unless turned off
 	envelope   bool   // the text is in the envelope
 	foreground int    // the pty's foreground group when it was written (line mode)
+	outBefore  int64  // the session's output bytes when it was written (line mode)
 	hash       string // of the sanitised prompt
 	override   trigger.Override
 	queued     time.Time
@@ -120,7 +126,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	now := time.Now()
 	// Read from the session before the desk's lock: the desk never holds
 	// it while calling the session.
-	g, progress := d.sess.Gates(now), d.sess.Progress()
+	g, progress := d.sess.Gates(now), d.sess.Progress()+d.lineProgress()
 	d.mu.Lock()
 	d.metrics.inc("trigger_requests_total")
 	if o, ok := d.table.Lookup(j.id, now); ok {

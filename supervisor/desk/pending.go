@@ -164,3 +164,32 @@ func (d *Desk) cancelledByRequest(r ipc.TriggerResult, j *job) ipc.TriggerResult
 	j.gate = trigger.GateNotEvaluated
 	return cancelled(r, "cancelled by "+by+" before it was typed; nothing reached the agent")
 }
+
+// lineDelivery is a delivered line-mode trigger whose output is judged at
+// the next trigger.
+type lineDelivery struct {
+	before int64 // the session's output bytes before it was written
+	echo   int64 // how many of the bytes after may be its own echo
+}
+
+// echoAllowance is how much output a line-mode trigger's own text may
+// account for: the terminal's echo of it, the CRLF of its Enter and a new
+// prompt (32 bytes: a default bash prompt is 10, `user@host:~/dir$ `
+// more). Output beyond it is what the command printed; a command that
+// prints nothing is not progress.
+func echoAllowance(text string) int64 { return int64(len(text) + 32) }
+
+// lineProgress is the loop guard's progress for a session without
+// summaries (a shell in line mode; specs/triggers.md, "Rate limit and
+// loop guard"): it changes once the output after the last line-mode
+// delivery exceeds that trigger's echo — the command printed something.
+func (d *Desk) lineProgress() string {
+	out := d.sess.AckFacts(time.Now()).OutputBytes // before d.mu: never call the session under it
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l := d.lineOut; l != nil && out-l.before > l.echo {
+		d.lineMarks++
+		d.lineOut = nil
+	}
+	return fmt.Sprintf("\x00line:%d", d.lineMarks)
+}

@@ -86,6 +86,9 @@ type AckFacts struct {
 	LineMode   bool
 	LastOutput time.Time // the child's last output
 	Foreground int       // the pty's foreground process group, 0 unknown
+	// OutputBytes counts every byte the children wrote: in line mode, the
+	// output a trigger produced is progress for the loop guard.
+	OutputBytes int64
 }
 
 // ErrChildGone is what Session.Write returns once the child it was given
