@@ -93,6 +93,9 @@ type RestartParams struct {
 type RestartResult struct {
 	PID  int    `msgpack:"pid" json:"pid"`
 	Mode string `msgpack:"mode" json:"mode"` // what happened: fresh or resume
+	// AlreadyRunning (resume): the agent was running; nothing changed and
+	// PID is the running one's.
+	AlreadyRunning bool `msgpack:"already_running,omitempty" json:"already_running,omitempty"`
 }
 
 // StopParams are the params of `stop`.

@@ -35,6 +35,7 @@ type controlReply struct {
 	pid     int
 	resumed bool
 	endedBy string // stop: the signal that ended the child ("" when none ran)
+	running bool   // resume: the child was running already; nothing changed
 	err     error
 }
 
@@ -96,7 +97,7 @@ func (s *Session) control(r control, c *proc.Child) (next, bool) {
 		if c == nil {
 			return next{reply: r.reply}, true
 		}
-		r.reply <- controlReply{pid: c.PID(), resumed: c.Resumed}
+		r.reply <- controlReply{pid: c.PID(), resumed: c.Resumed, running: true}
 		return next{}, false
 	case ctrlStop:
 		n, by := s.stopChild(c, r.grace, "stop_requested")

@@ -208,7 +208,7 @@ func (s *Session) request(ctx context.Context, c control) (any, error) {
 	if r.err != nil {
 		return nil, ipc.Errorf(ipc.CodeSpawnFailed, "%v", r.err)
 	}
-	res := ipc.RestartResult{PID: r.pid, Mode: "fresh"}
+	res := ipc.RestartResult{PID: r.pid, Mode: "fresh", AlreadyRunning: r.running}
 	if r.resumed {
 		res.Mode = "resume"
 	}

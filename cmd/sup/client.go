@@ -150,10 +150,24 @@ func printState(w io.Writer, st ipc.State) {
 	row("cwd", fmt.Sprintf("%s (%s)", st.CWD, st.CWDSource))
 	row("profile", st.Profile)
 	row("lifecycle", st.Lifecycle)
-	row("activity", st.Activity)
+	act := st.Activity
+	if st.Reason != "" {
+		act += " (" + st.Reason + ")"
+	}
+	row("activity", act)
+	if w := waitingFor(st, time.Now()); w != "" {
+		row("waiting", w+" on you, since "+time.UnixMilli(st.WaitingSince).Format(time.TimeOnly))
+	} else {
+		row("waiting", "-")
+	}
+	row("summary", dash(oneLine(st.Summary, 200)))
 	row("health", st.Health)
 	row("pid", fmt.Sprintf("%d (sup %d)", st.PID, st.SupPID))
-	row("pane", st.TmuxPane)
+	pane := dash(st.TmuxPane)
+	if st.TmuxPane != "" && st.TmuxSocket != "" {
+		pane += " (tmux server " + st.TmuxSocket + ")"
+	}
+	row("pane", pane)
 	row("restarts", st.RestartCount)
 	if e := st.LastExit; e != nil {
 		row("last exit", fmt.Sprintf("%s %s at %s", e.Describe(), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
@@ -241,6 +255,10 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 		}
 		if cmd.Bool("json") {
 			return printJSON(os.Stdout, r)
+		}
+		if r.AlreadyRunning {
+			fmt.Printf("%s is already running (pid %d): nothing to resume\n", s.State.Name, r.PID)
+			return nil
 		}
 		fmt.Printf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
 		return nil

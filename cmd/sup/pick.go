@@ -172,6 +172,9 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if mm, cmd, ok := eachKey(m, k, m.key); ok {
+		return mm, cmd
+	}
 	i, ok := m.selected()
 	switch k.String() {
 	case "q", "esc", "ctrl+c":

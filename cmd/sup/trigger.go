@@ -80,7 +80,7 @@ func triggerFlags() []cli.Flag {
 		&cli.StringFlag{Name: "thread", Usage: "thread id: rate limit and loop guard count per thread (default: default)"},
 		&cli.StringFlag{Name: "reason", Usage: "why, shown in the envelope and the audit"},
 		&cli.StringFlag{Name: "requester", Usage: "who asks, for the audit (default: cli:$USER)"},
-		&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
+		&cli.DurationFlag{Name: "ack-timeout", HideDefault: true, Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
 		&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
 		&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
 		&cli.BoolFlag{Name: "no-envelope", Usage: "paste the bare prompt, without [BRIDGE_TRIGGER …] lines"},
@@ -117,6 +117,9 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	}
 	if strings.TrimSpace(text) == "" {
 		return ipc.TriggerParams{}, fmt.Errorf("%s: TEXT is empty; nothing to deliver", cmd.Name)
+	}
+	if err := trigger.CheckSize(text, configuredMaxPrompt()); err != nil {
+		return ipc.TriggerParams{}, fmt.Errorf("%s: %w", cmd.Name, err)
 	}
 	id := cmd.String("id")
 	if id == "" {
