@@ -57,9 +57,13 @@ type Router struct {
 	StateDir   string // sessions.json, audit.jsonl, headless logs
 	ConfigDir  string // profiles
 	Sup        string // this binary's absolute path, run in new windows
-	TmuxSocket string // the tmux server to open windows in ("": tmux's default)
-	Document   string // --doc: what to start when nothing is known
-	Env        []string
+	TmuxSocket string // the tmux server to open windows in ("": outside tmux, see server)
+	// DefaultServer lets a route from outside tmux open a window on tmux's
+	// default server (--tmux-default; what `sup route --host` asks of the
+	// other host, whose user's tmux that is).
+	DefaultServer bool
+	Document      string // --doc: what to start when nothing is known
+	Env           []string
 	// StartTimeout bounds the wait for a new supervisor to answer.
 	StartTimeout time.Duration
 	// TriggerWait bounds the trigger call: long, since a trigger with
@@ -365,8 +369,9 @@ func startArgs(res RouteResult, e store.RegistryEntry, q RouteQuery, report stri
 
 // server is the tmux server a session comes back in. **Decision**
 // (specs/broker.md, "Routing"): the caller's, inside tmux; outside tmux
-// the one the session last ran in, while it runs; never tmux's default
-// server by accident, where a session would run unseen.
+// the one the session last ran in, while it runs; tmux's default server
+// only when asked (DefaultServer), never by accident, where a session
+// would run unseen.
 func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, error) {
 	if r.TmuxSocket != "" {
 		return r.TmuxSocket, nil
@@ -375,9 +380,14 @@ func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, err
 		if _, err := TmuxCmd(ctx, e.TmuxSocket, "list-sessions"); err == nil {
 			return e.TmuxSocket, nil
 		}
-		return "", fmt.Errorf("not inside tmux, and the tmux server %s ran in (%s) is gone: run sup route inside tmux to open it there", e.Name, e.TmuxSocket)
 	}
-	return "", fmt.Errorf("not inside tmux, and %s never ran in tmux: run sup route inside tmux to open it there (a window on the default tmux server would run unseen)", cmp.Or(e.Name, e.Document))
+	if r.DefaultServer {
+		return "", nil
+	}
+	if e.TmuxSocket != "" {
+		return "", fmt.Errorf("not inside tmux, and the tmux server %s ran in (%s) is gone: run sup route inside tmux to open it there, or pass --tmux-default", e.Name, e.TmuxSocket)
+	}
+	return "", fmt.Errorf("not inside tmux, and %s never ran in tmux: run sup route inside tmux to open it there, or pass --tmux-default (a window on the default tmux server runs unseen until you attach to it)", cmp.Or(e.Name, e.Document))
 }
 
 // deliver sends the trigger to s.

@@ -39,6 +39,11 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		}
 		args = append(args, fmt.Sprintf("--%s=%v", n, cmd.Value(n)))
 	}
+	if !cmd.IsSet("tmux-default") {
+		// The other host has no caller's tmux: its user's default server
+		// is where the session belongs (specs/broker.md, "Routing").
+		args = append(args, "--tmux-default")
+	}
 	if !cmd.IsSet("requester") {
 		args = append(args, "--requester="+originRequester("cli:"+currentUser()))
 	}
