@@ -82,8 +82,8 @@ func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
 		pend.Triggers[0].ErrorCode != ipc.CodeOperatorBusy || pend.Triggers[0].PromptHead != "[BRIDGE_TRIGGER id=w-1 thread=default]" {
 		t.Fatalf("pending_triggers %+v", pend)
 	}
-	if out := r.mustSup("triggers", "doc"); !strings.Contains(out, "w-1") || !strings.Contains(out, "deferred") {
-		t.Fatalf("sup triggers printed %q", out)
+	if out := r.mustSup("pending", "doc"); !strings.Contains(out, "w-1") || !strings.Contains(out, "deferred") {
+		t.Fatalf("sup pending printed %q", out)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

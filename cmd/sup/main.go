@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(), doctorCommand(),
 			hookCommand(),
 			classifyCommand(),
-			triggerCommand(), triggersCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
+			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
 		},
 		Version: versionString(),
 		// An unknown verb is a usage error (exit 1, like every other),

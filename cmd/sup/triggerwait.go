@@ -165,10 +165,10 @@ func msTime(v any) string {
 	return time.UnixMilli(ms).Format(time.TimeOnly)
 }
 
-// triggersCommand is `sup triggers TARGET`: the session's pending
+// pendingCommand is `sup pending TARGET`: the session's pending
 // triggers, from any shell.
-func triggersCommand() *cli.Command {
-	return queryCommand("triggers", "list a session's pending triggers (cancel one with sup cancel TARGET ID)", ipc.MethodPendingTriggers,
+func pendingCommand() *cli.Command {
+	return queryCommand("pending", "list a session's pending triggers (cancel one with sup cancel TARGET ID)", ipc.MethodPendingTriggers,
 		func(r ipc.PendingTriggers) { printPending(os.Stdout, r) })
 }
 
@@ -194,7 +194,7 @@ func printPending(w io.Writer, r ipc.PendingTriggers) {
 // before it is typed.
 func cancelCommand() *cli.Command {
 	return &cli.Command{
-		Name: "cancel", Usage: "cancel a pending trigger before it is typed (sup triggers TARGET lists them)", ArgsUsage: "TARGET TRIGGER_ID",
+		Name: "cancel", Usage: "cancel a pending trigger before it is typed (sup pending TARGET lists them)", ArgsUsage: "TARGET TRIGGER_ID",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := targetArgs(cmd, 2); err != nil {
@@ -202,7 +202,7 @@ func cancelCommand() *cli.Command {
 			}
 			id := cmd.Args().Get(1)
 			if id == "" {
-				return fmt.Errorf("cancel: missing TRIGGER_ID (sup triggers TARGET lists them)")
+				return fmt.Errorf("cancel: missing TRIGGER_ID (sup pending TARGET lists them)")
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.CancelTriggerResult

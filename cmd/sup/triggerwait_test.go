@@ -38,7 +38,7 @@ func TestPrintExplainNoSignal(t *testing.T) {
 	}
 }
 
-// TestPrintPending: sup triggers lists each pending trigger with its
+// TestPrintPending: sup pending lists each pending trigger with its
 // state and why.
 func TestPrintPending(t *testing.T) {
 	var b bytes.Buffer
