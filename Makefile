@@ -19,10 +19,17 @@ all: build
 build:
 	$(GO) build -o bin/sup ./cmd/sup
 
+# A fresh Debian's ~/.local/bin is not on PATH until a login shell finds
+# it exists: say so, with the exact line to add, or every `sup ...` the
+# README shows fails with "sup: not found" (sup doctor checks it too).
 install:
 	mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/sup ./cmd/sup
 	@echo "installed $(BINDIR)/sup"
+	@case ":$$PATH:" in *":$(BINDIR):"*|*":$(BINDIR)/:"*) ;; *) \
+		echo "note: $(BINDIR) is not on your PATH, so a shell will not find sup; add it with:"; \
+		echo "  echo 'export PATH=\"$(BINDIR):\$$PATH\"' >> ~/.profile && export PATH=\"$(BINDIR):\$$PATH\""; \
+		echo "  (until then, run it as $(BINDIR)/sup)";; esac
 
 # Install, then open the demo: three supervised demo agents in a private
 # tmux server with the queue's keys. The one thing it needs beyond Go is

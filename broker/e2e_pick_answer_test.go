@@ -4,6 +4,7 @@ package broker_test
 
 import (
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +88,48 @@ func TestE2EPickAnswersInPopup(t *testing.T) {
 		t.Fatal("the popup did not close on q")
 	}
 	closed <- nil // for the cleanup
+}
+
+// startDemo supervises sup's demo agent (the demo profile, as `sup demo`
+// runs it) for document NAME.md, starting on task first; it returns its
+// pane once the agent asks its confirmation.
+func (f *fleet) startDemo(name, first string) string {
+	f.t.Helper()
+	doc := f.write(name+".md", "---\nsup:\n  profile: demo\n  command: ["+strconv.Quote(f.bins.Sup)+", demo-agent, --name, "+name+
+		", --think, 300ms, --first, "+strconv.Quote(first)+"]\n---\n# "+name+"\n")
+	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", doc)
+	testutil.WaitUntil(f.t, 15*time.Second, name+"'s confirmation", func() bool {
+		s := f.sessions()
+		for _, x := range s {
+			if x.State.Name == name && x.State.PromptID != "" && x.State.Activity == "needs_confirmation" {
+				return true
+			}
+		}
+		return false
+	})
+	return pane
+}
+
+// The picker's keys do what its header says on the demo's agents: the
+// prompt block lists y/n/a for the demo's confirmation, a allows the
+// command for good, n declines it, and a digit, which this dialog does not
+// take, is refused naming the choices it does.
+func TestE2EPickAnswersDemo(t *testing.T) {
+	f := newFleet(t, "")
+	pa := f.startDemo("alpha", "deploy alpha")
+	time.Sleep(5 * time.Millisecond)
+	pb := f.startDemo("beta", "push beta")
+	p := f.pick("> alpha")
+	f.tm.WaitForScreen(t, p, "sup queue · ↑↓ choose · enter jump · s skip · y/n/a/1-9 answer · q quit", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "answer: y yes · n no · a always", 10*time.Second)
+	f.tm.SendKeys(p, "1")
+	f.tm.WaitForScreen(t, p, "this dialog takes no option numbers; valid choices", 10*time.Second)
+	f.tm.SendKeys(p, "a")
+	f.tm.WaitFor(t, pa, "Allowed `make deploy` from now on", 10*time.Second)
+	f.tm.WaitFor(t, pa, "Done: deploy alpha.", 10*time.Second)
+	f.tm.WaitForScreen(t, p, "> beta", 10*time.Second)
+	f.tm.SendKeys(p, "n")
+	f.tm.WaitFor(t, pb, "OK, I did not run make push", 10*time.Second)
+	f.tm.SendKeys(p, "q")
+	testutil.WaitUntil(t, 10*time.Second, "pick to quit on q", func() bool { return f.tm.PaneDead(p) })
 }

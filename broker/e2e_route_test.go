@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,5 +142,88 @@ func TestE2ERouteHeadless(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(state, "audit.jsonl")); !strings.Contains(string(b), `"step":"headless"`) {
 		t.Fatalf("no headless step in the audit:\n%s", b)
+	}
+}
+
+// TestE2ERouteBringsBackCommand: sessions.json records what `sup start` was
+// given (the command after --, --profile), so a route after a kill -9 of
+// the supervisor brings back the same program; with that program deleted
+// the route fails at once with sup start's own words naming it, not after
+// the start timeout.
+func TestE2ERouteBringsBackCommand(t *testing.T) {
+	f := newFleet(t, routeConfig)
+	f.write("config/sup/profiles/fake.yaml", routeProfile)
+	doc := f.write("spam.md", "# spam\n")
+	prog := f.write("prog.sh", "#!/bin/sh\necho prog.sh-was-here\nexec fakeagent -raw -ack\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pane := f.tm.NewWindowDir(f.dir, f.env, f.bins.Sup, "start", "--profile", "fake", "--name", "spam", doc, "--", "./prog.sh")
+	f.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "sessions.json to record the command", func() bool {
+		reg, err := store.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
+		e := reg.Sessions[doc]
+		return err == nil && len(e.Command) == 1 && e.Command[0] == "./prog.sh" && e.ProfileFlag == "fake" && e.TmuxSocket != ""
+	})
+	killSupervisor := func() {
+		t.Helper()
+		s := f.session("spam")
+		if err := syscall.Kill(s.State.SupPID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WaitUntil(t, 10*time.Second, "the supervisor to be gone", func() bool { return len(f.sessions()) == 0 })
+	}
+	killSupervisor()
+
+	out := f.mustSup("route", "--name", "spam", "--ack-timeout", "5s", "hi")
+	if !strings.Contains(out, "routed started spam fresh in tmux pane %") || !strings.Contains(out, "delivered") {
+		t.Fatalf("route after kill -9: %q", out)
+	}
+	back := f.session("spam")
+	f.tm.WaitFor(t, back.State.TmuxPane, "prog.sh-was-here", 10*time.Second)
+	if back.State.Profile != "fake" {
+		t.Fatalf("brought back with profile %q, want fake", back.State.Profile)
+	}
+
+	killSupervisor()
+	if err := os.Remove(prog); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := f.sup("route", "--name", "spam", "hi again")
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "SPAWN_FAILED") || !strings.Contains(err.Error(), "sup start failed:") ||
+		!strings.Contains(err.Error(), "prog.sh") {
+		t.Fatalf("route to a deleted program: %v", err)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("the failed route took %v, want within 2s", took)
+	}
+	if strings.Contains(err.Error(), "see the window") {
+		t.Fatalf("the failure points at a window that is gone: %v", err)
+	}
+
+	// Outside tmux ($TMUX unset) the session comes back in the tmux
+	// server it ran in, not on tmux's default server.
+	f.write("prog.sh", "#!/bin/sh\necho prog.sh-is-back\nexec fakeagent -raw -ack\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = f.supEnv(f.Environ(), "route", "--name", "spam", "--ack-timeout", "5s", "from outside")
+	if err != nil || !strings.Contains(out, "delivered") {
+		t.Fatalf("route from outside tmux: %q %v", out, err)
+	}
+	f.tm.WaitFor(t, f.session("spam").State.TmuxPane, "prog.sh-is-back", 10*time.Second)
+	killSupervisor()
+	// A session that never ran in tmux is not opened on the default
+	// server from outside tmux: the route says why and what to do.
+	reg, _ := store.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
+	e := reg.Sessions[doc]
+	e.TmuxSocket, e.AgentSessionID = "", ""
+	data, _ := json.Marshal(store.Registry{Version: 1, Sessions: map[string]store.RegistryEntry{doc: e}})
+	f.write("state/sup/sessions.json", string(data))
+	_, err = f.supEnv(f.Environ(), "route", "--name", "spam", "nowhere to go")
+	if err == nil || !strings.Contains(err.Error(), "not inside tmux, and spam never ran in tmux: run sup route inside tmux") {
+		t.Fatalf("route from outside tmux of a session never in tmux: %v", err)
 	}
 }

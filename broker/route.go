@@ -3,6 +3,7 @@
 package broker
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -57,9 +58,13 @@ type Router struct {
 	StateDir   string // sessions.json, audit.jsonl, headless logs
 	ConfigDir  string // profiles
 	Sup        string // this binary's absolute path, run in new windows
-	TmuxSocket string // the tmux server to open windows in ("": tmux's default)
-	Document   string // --doc: what to start when nothing is known
-	Env        []string
+	TmuxSocket string // the tmux server to open windows in ("": outside tmux, see server)
+	// DefaultServer lets a route from outside tmux open a window on tmux's
+	// default server (--tmux-default; what `sup route --host` asks of the
+	// other host, whose user's tmux that is).
+	DefaultServer bool
+	Document      string // --doc: what to start when nothing is known
+	Env           []string
 	// StartTimeout bounds the wait for a new supervisor to answer.
 	StartTimeout time.Duration
 	// TriggerWait bounds the trigger call: long, since a trigger with
@@ -216,25 +221,21 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	workspace := cmp.Or(q.Workspace, e.Workspace)
 	role := cmp.Or(q.Role, e.Role, "agent")
 	session := TmuxSessionName(workspace)
-	argv := []string{r.Sup, "start"}
-	if res.Route == RouteResume {
-		argv = append(argv, "--resume-id", e.AgentSessionID)
-	}
-	if q.Workspace != "" {
-		argv = append(argv, "--workspace", q.Workspace)
-	}
-	if q.Role != "" {
-		argv = append(argv, "--role", q.Role)
-	}
-	if q.Name != "" {
-		argv = append(argv, "--name", q.Name)
-	}
-	argv = append(argv, e.Document)
+	report := filepath.Join(r.RuntimeDir, fmt.Sprintf("route-%d-%d.err", os.Getpid(), time.Now().UnixNano()))
+	defer os.Remove(report) // Best effort: absent when the start went well.
+	argv := append([]string{r.Sup}, startArgs(res, e, q, report)...)
 	command := shellquote.Join(argv...)
+	server, err := r.server(ctx, e)
+	if err != nil {
+		if e.AgentSessionID != "" {
+			return r.headless(ctx, res, e, q, p)
+		}
+		return r.fail(res, q, p, code, "%v", err)
+	}
 	// A window by default; the session's first window when the session
 	// is new. Detached: never switch anyone's client (no focus stealing).
 	// The role is the caller's text: tmux.Window escapes it.
-	srv := tmux.Server{Socket: r.TmuxSocket}
+	srv := tmux.Server{Socket: server}
 	w := tmux.Window{Session: session, Name: role, Detached: true, Print: "#{pane_id}", Dir: e.CWD, Command: "exec " + command}
 	if _, err := srv.Run(ctx, "has-session", "-t", "="+session); err != nil {
 		w.NewSession = true
@@ -246,7 +247,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	}
 	pane, err := srv.NewWindow(ctx, w)
 	if err != nil {
-		if ctx.Err() == nil && !tmuxServerUsable(ctx, r.TmuxSocket) {
+		if ctx.Err() == nil && !tmuxServerUsable(ctx, server) {
 			return r.headless(ctx, res, e, q, p) // tmux is installed but cannot run a server
 		}
 		return r.fail(res, q, p, code, "open a tmux window in %s: %v", session, err)
@@ -254,8 +255,12 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	res.Pane = pane
 	r.audit(&res, routeAudit{Step: "spawn", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Document: e.Document, Pane: pane,
 		Message: "tmux " + session + ": " + strings.Join(argv, " ")})
-	s, err := r.waitStarted(ctx, pane, e.Document)
-	if err != nil {
+	s, err := r.waitStarted(ctx, server, pane, e.Document, report)
+	var se *startError
+	switch {
+	case errors.As(err, &se):
+		return r.fail(res, q, p, code, "%v", err)
+	case err != nil:
 		return r.fail(res, q, p, code, "%v (see the window %s in tmux session %s)", err, pane, session)
 	}
 	res.Session, res.Name = s.State.SessionID, s.State.Name
@@ -274,11 +279,16 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 // agent to be ready for input (activity ready), so the trigger's paste
 // does not land in a half-started program. An agent that never says ready
 // within the timeout gets the trigger anyway: the trigger's own gates and
-// acks then decide (specs/broker.md).
-func (r *Router) waitStarted(ctx context.Context, pane, document string) (Session, error) {
+// acks then decide (specs/broker.md). A start that fails ends at once
+// with its own words (a *startError): `sup start` writes them to report,
+// and a window that closed without a word is a failure too, not a wait.
+func (r *Router) waitStarted(ctx context.Context, server, pane, document, report string) (Session, error) {
 	deadline := time.Now().Add(r.StartTimeout)
 	var seen *Session
 	for {
+		if err := startFailure(ctx, server, pane, report); err != nil {
+			return Session{}, err
+		}
 		d, err := Discover(ctx, r.RuntimeDir, time.Second)
 		if err != nil {
 			return Session{}, err
@@ -308,6 +318,74 @@ func (r *Router) waitStarted(ctx context.Context, pane, document string) (Sessio
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// startError is a supervisor that failed to start, in its own words.
+type startError struct{ msg string }
+
+func (e *startError) Error() string { return e.msg }
+
+// startFailure reports a start that failed: the words `sup start` wrote to
+// report, or a pane that is gone without any.
+func startFailure(ctx context.Context, server, pane, report string) error {
+	if b, err := os.ReadFile(report); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		return &startError{"sup start failed: " + string(bytes.TrimSpace(b))}
+	}
+	if _, err := (tmux.Server{Socket: server}).Query(ctx, pane, "#{pane_id}"); err != nil && ctx.Err() == nil {
+		// The report is written before the pane closes: look once more.
+		if b, err := os.ReadFile(report); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return &startError{"sup start failed: " + string(bytes.TrimSpace(b))}
+		}
+		return &startError{fmt.Sprintf("the window %s closed before its supervisor answered", pane)}
+	}
+	return nil
+}
+
+// startArgs is the `sup start` command line that brings e back: what it
+// was started with (the command after --, --profile, --cwd, as recorded
+// in sessions.json), the query's labels over the recorded ones, and the
+// conversation to resume.
+func startArgs(res RouteResult, e store.RegistryEntry, q RouteQuery, report string) []string {
+	argv := []string{"start", "--start-report", report}
+	if res.Route == RouteResume {
+		argv = append(argv, "--resume-id", e.AgentSessionID)
+	}
+	for _, f := range [][2]string{
+		{"--workspace", cmp.Or(q.Workspace, e.Workspace)}, {"--role", cmp.Or(q.Role, e.Role)}, {"--name", cmp.Or(q.Name, e.Name)},
+		{"--profile", e.ProfileFlag}, {"--cwd", e.CWDFlag},
+	} {
+		if f[1] != "" {
+			argv = append(argv, f[0], f[1])
+		}
+	}
+	argv = append(argv, e.Document)
+	if len(e.Command) > 0 {
+		argv = append(append(argv, "--"), e.Command...)
+	}
+	return argv
+}
+
+// server is the tmux server a session comes back in. **Decision**
+// (specs/broker.md, "Routing"): the caller's, inside tmux; outside tmux
+// the one the session last ran in, while it runs; tmux's default server
+// only when asked (DefaultServer), never by accident, where a session
+// would run unseen.
+func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, error) {
+	if r.TmuxSocket != "" {
+		return r.TmuxSocket, nil
+	}
+	if e.TmuxSocket != "" {
+		if _, err := (tmux.Server{Socket: e.TmuxSocket}).Run(ctx, "list-sessions"); err == nil {
+			return e.TmuxSocket, nil
+		}
+	}
+	if r.DefaultServer {
+		return "", nil
+	}
+	if e.TmuxSocket != "" {
+		return "", fmt.Errorf("not inside tmux, and the tmux server %s ran in (%s) is gone: run sup route inside tmux to open it there, or pass --tmux-default", e.Name, e.TmuxSocket)
+	}
+	return "", fmt.Errorf("not inside tmux, and %s never ran in tmux: run sup route inside tmux to open it there, or pass --tmux-default (a window on the default tmux server runs unseen until you attach to it)", cmp.Or(e.Name, e.Document))
 }
 
 // deliver sends the trigger to s.

@@ -18,6 +18,10 @@ const (
 	MethodSubscribe = "subscribe"
 	MethodHistory   = "history"
 	MethodUnblock   = "unblock"
+	// MethodPendingTriggers lists a session's triggers not yet finished.
+	MethodPendingTriggers = "pending_triggers"
+	// MethodCancelTrigger takes a pending trigger back before it is typed.
+	MethodCancelTrigger = "cancel_trigger"
 )
 
 // HelloResult answers hello.

@@ -107,6 +107,9 @@ type RestartParams struct {
 type RestartResult struct {
 	PID  int    `msgpack:"pid" json:"pid"`
 	Mode string `msgpack:"mode" json:"mode"` // what happened: fresh or resume
+	// AlreadyRunning (resume): the agent was running; nothing changed and
+	// PID is the running one's.
+	AlreadyRunning bool `msgpack:"already_running,omitempty" json:"already_running,omitempty"`
 }
 
 // StopParams are the params of `stop`.
@@ -117,6 +120,9 @@ type StopParams struct {
 // StopResult answers `stop`.
 type StopResult struct {
 	Stopped bool `msgpack:"stopped" json:"stopped"`
+	// EndedBy is the signal that ended the agent: SIGHUP, SIGTERM or
+	// SIGKILL ("" when no agent ran).
+	EndedBy string `msgpack:"ended_by,omitempty" json:"ended_by,omitempty"`
 }
 
 // ScreenParams are the params of `screen`.

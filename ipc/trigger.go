@@ -54,6 +54,41 @@ type TriggerResult struct {
 	AuditError      string  `msgpack:"audit_error,omitempty" json:"audit_error,omitempty"`
 }
 
+// PendingTriggers answers `pending_triggers`: the session's triggers not
+// yet finished, the one being delivered first, then the queue in order.
+type PendingTriggers struct {
+	Triggers []PendingTrigger `msgpack:"triggers" json:"triggers"`
+}
+
+// PendingTrigger is one trigger on its way.
+type PendingTrigger struct {
+	TriggerID   string `msgpack:"trigger_id" json:"trigger_id"`
+	ThreadID    string `msgpack:"thread_id" json:"thread_id"`
+	Requester   string `msgpack:"requester,omitempty" json:"requester,omitempty"`
+	Reason      string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+	QueuedAt    int64  `msgpack:"queued_at" json:"queued_at"`
+	State       string `msgpack:"state" json:"state"`                                   // queued, deferred, delivering
+	ErrorCode   Code   `msgpack:"error_code,omitempty" json:"error_code,omitempty"`     // with deferred: why
+	Message     string `msgpack:"message,omitempty" json:"message,omitempty"`           // with deferred: why, in words
+	NextLookAt  int64  `msgpack:"next_look_at,omitempty" json:"next_look_at,omitempty"` // with deferred
+	PromptBytes int    `msgpack:"prompt_bytes" json:"prompt_bytes"`                     // of the prompt as sent
+	PromptHead  string `msgpack:"prompt_head,omitempty" json:"prompt_head,omitempty"`   // its first line, sanitised, at most 40 characters
+}
+
+// CancelTriggerParams are the params of `cancel_trigger`.
+type CancelTriggerParams struct {
+	TriggerID string `msgpack:"trigger_id"`
+	Requester string `msgpack:"requester,omitempty"` // who cancels, for the audit's message
+}
+
+// CancelTriggerResult answers `cancel_trigger`.
+type CancelTriggerResult struct {
+	TriggerID string `msgpack:"trigger_id" json:"trigger_id"`
+	Cancelled bool   `msgpack:"cancelled" json:"cancelled"` // taken back: nothing was typed
+	State     string `msgpack:"state" json:"state"`         // cancelled; written (too late); or the finished outcome
+	Message   string `msgpack:"message,omitempty" json:"message,omitempty"`
+}
+
 // UnblockParams are the params of `unblock`: lift a thread's loop guard.
 type UnblockParams struct {
 	ThreadID string `msgpack:"thread_id"`

@@ -4,6 +4,7 @@ package supervisor_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -38,4 +39,63 @@ func TestE2EShellForeground(t *testing.T) {
 	}
 	r.tm.WaitFor(t, pane, "slept", 10*time.Second)
 	waitActivity("ready", "idle")
+}
+
+// TestE2EStopInteractiveBash: `sup stop` of an interactive bash ends it
+// within 1 s: the SIGHUP goes first (bash ignores SIGTERM but not the
+// hangup a closing terminal sends), and sup stop says which signal did it.
+func TestE2EStopInteractiveBash(t *testing.T) {
+	bash := testutil.Program(t, "bash", "apt-get install bash")
+	r := newRig(t, "stop_grace: 10s\n")
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"),
+		"--", bash, "--norc", "-i")
+	testutil.WaitUntil(t, 10*time.Second, "the session", func() bool { _, err := r.sup("state", "doc"); return err == nil })
+	r.mustSup("inject", "doc", "echo bash-is-up")
+	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
+	start := time.Now()
+	out := r.mustSup("stop", "doc")
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("sup stop of an interactive bash took %v, want within 1s", d)
+	}
+	if out != "stopped doc (SIGHUP ended the agent)\n" {
+		t.Fatalf("sup stop printed %q", out)
+	}
+}
+
+// TestE2EShellLoopGuardProgress: a shell has no summaries, so the loop
+// guard's progress there is the output a line-mode trigger produced:
+// commands that print keep the thread going past loop_no_progress;
+// commands that print nothing (only their echo and a new prompt) trip it.
+func TestE2EShellLoopGuardProgress(t *testing.T) {
+	r := newRig(t, "activity: {ready_debounce: 100ms}\nstop_grace: 300ms\ntrigger: {loop_no_progress: 3, rate_limit: 1000, recheck: 50ms}\n")
+	r.env["SHELL"] = "/bin/sh"
+	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"))
+	testutil.WaitUntil(t, 10*time.Second, "the shell to be ready", func() bool {
+		out, err := r.sup("state", "--json", "doc")
+		var st ipc.State
+		return err == nil && json.Unmarshal([]byte(out), &st) == nil && st.Activity == "ready"
+	})
+	send := func(i int, cmd string) ipc.TriggerResult {
+		t.Helper()
+		var res ipc.TriggerResult
+		if err := r.call(ipc.MethodTrigger, ipc.TriggerParams{TriggerID: fmt.Sprintf("sh-%d", i), Prompt: cmd, Wait: true}, &res); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // its output arrives; the next trigger judges it
+		return res
+	}
+	for i := range 8 {
+		if res := send(i, fmt.Sprintf("echo the output of command number %d is here", i)); res.Result != ipc.OutcomeDelivered {
+			t.Fatalf("trigger %d of commands that print: %+v, want delivered (their output is progress)", i, res)
+		}
+	}
+	var last ipc.TriggerResult
+	for i := 8; i < 14; i++ {
+		if last = send(i, "true"); last.Result != ipc.OutcomeDelivered {
+			break
+		}
+	}
+	if last.ErrorCode != ipc.CodeThreadAutoBlocked {
+		t.Fatalf("commands that print nothing: last %+v, want THREAD_AUTO_BLOCKED", last)
+	}
 }

@@ -20,9 +20,9 @@ import (
 func TestE2EFaultTmuxGoesAway(t *testing.T) {
 	r := newRig(t, "stop_grace: 300ms\n")
 	r.write("b.md", "# another document\n")
-	paneA := r.start("-ignore-term")
+	paneA := r.start("-ignore-term", "-ignore-hup")
 	a := r.state("doc")
-	paneB := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "b.md"), "--", "fakeagent", "-ignore-term")
+	paneB := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "b.md"), "--", "fakeagent", "-ignore-term", "-ignore-hup")
 	r.tm.WaitFor(t, paneB, "fakeagent ready", 10*time.Second)
 	b := r.state("b")
 	if len(r.sockets()) != 2 {

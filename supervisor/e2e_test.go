@@ -165,7 +165,7 @@ func TestE2ETerminalRestored(t *testing.T) {
 func TestE2EKillPaneLeavesNoChild(t *testing.T) {
 	r := newRig(t, "stop_grace: 300ms\n")
 	starts := filepath.Join(r.dir, "starts")
-	pane := r.start("-starts", starts, "-ignore-term")
+	pane := r.start("-starts", starts, "-ignore-term", "-ignore-hup")
 	child := r.waitStarts(starts, 1)[0]
 	supPID := r.tm.PanePID(pane)
 	r.tm.KillPane(pane)

@@ -34,6 +34,8 @@ type control struct {
 type controlReply struct {
 	pid     int
 	resumed bool
+	endedBy string // stop: the signal that ended the child ("" when none ran)
+	running bool   // resume: the child was running already; nothing changed
 	err     error
 }
 
@@ -95,11 +97,11 @@ func (s *Session) control(r control, c *proc.Child) (next, bool) {
 		if c == nil {
 			return next{reply: r.reply}, true
 		}
-		r.reply <- controlReply{pid: c.PID(), resumed: c.Resumed}
+		r.reply <- controlReply{pid: c.PID(), resumed: c.Resumed, running: true}
 		return next{}, false
 	case ctrlStop:
-		n := s.stop(c, r.grace, "stop_requested")
-		r.reply <- controlReply{}
+		n, by := s.stopChild(c, r.grace, "stop_requested")
+		r.reply <- controlReply{endedBy: by}
 		return n, true
 	}
 	return next{}, false
@@ -149,27 +151,37 @@ func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
 	return d
 }
 
-// endChild ends c for a requested restart or stop.
-func (s *Session) endChild(c *proc.Child, graceful bool, lifecycle, why string) {
+// endChild ends c for a requested restart or stop and returns the signal
+// that ended it.
+func (s *Session) endChild(c *proc.Child, graceful bool, lifecycle, why string) string {
 	grace := time.Duration(0)
 	if graceful {
 		grace = s.Plan().Config.StopGrace
 	}
 	s.setLifecycle(lifecycle)
-	c.Terminate(grace)
+	by := c.Terminate(grace)
 	s.recordExit(c, exitRequested)
-	s.log.Info("child_ended", "why", why)
+	s.log.Info("child_ended", "why", why, "ended_by", by)
+	return by
 }
 
 // stop ends the child (if any) and then sup.
 func (s *Session) stop(c *proc.Child, graceful bool, why string) next {
+	n, _ := s.stopChild(c, graceful, why)
+	return n
+}
+
+// stopChild is stop, also saying which signal ended the child ("" when
+// none ran).
+func (s *Session) stopChild(c *proc.Child, graceful bool, why string) (next, string) {
+	by := ""
 	if c != nil {
-		s.endChild(c, graceful, LifecycleStopped, why)
+		by = s.endChild(c, graceful, LifecycleStopped, why)
 	}
 	s.setLifecycle(LifecycleStopped)
 	s.log.Info("stop", "why", why)
-	s.event("stopped", map[string]any{"why": why})
-	return next{done: true}
+	s.event("stopped", map[string]any{"why": why, "ended_by": by})
+	return next{done: true}, by
 }
 
 // afterExit applies the crash decision: wait for the human after a clean

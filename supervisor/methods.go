@@ -28,14 +28,18 @@ func (s *Session) Methods() map[string]ipc.HandlerFunc {
 		ipc.MethodSkip:    s.handleSkip,
 		ipc.MethodTrigger: s.handleTrigger,
 		ipc.MethodUnblock: s.handleUnblock,
-		ipc.MethodMetrics: s.handleMetrics,
-		ipc.MethodAnswer:  s.handleAnswer,
-		ipc.MethodExplain: s.handleExplain,
+		ipc.MethodPendingTriggers: func(context.Context, *ipc.Request) (any, error) {
+			return s.desk.Pending(), nil
+		},
+		ipc.MethodCancelTrigger: s.handleCancelTrigger,
+		ipc.MethodMetrics:       s.handleMetrics,
+		ipc.MethodAnswer:        s.handleAnswer,
+		ipc.MethodExplain:       s.handleExplain,
 	}
 }
 
 // Events lists the event names the session publishes.
-var Events = []string{"lifecycle", "activity", "resize", "client", "trigger"}
+var Events = []string{"lifecycle", "activity", "resize", "client", "trigger", desk.EventProgress}
 
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {
@@ -175,27 +179,37 @@ func (s *Session) handleStop(ctx context.Context, req *ipc.Request) (any, error)
 		return nil, err
 	}
 	c := control{kind: ctrlStop, grace: p.Graceful == nil || *p.Graceful}
-	if _, err := s.request(ctx, c); err != nil {
+	r, err := s.requestReply(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	return ipc.StopResult{Stopped: true}, nil
+	return ipc.StopResult{Stopped: true, EndedBy: r.endedBy}, nil
 }
 
-// request hands a control request to the run loop and waits for its answer.
-func (s *Session) request(ctx context.Context, c control) (any, error) {
+// requestReply hands a control request to the run loop and waits for its
+// reply.
+func (s *Session) requestReply(ctx context.Context, c control) (controlReply, error) {
 	c.reply = make(chan controlReply, 1)
 	select {
 	case s.ctrl <- c:
 	case <-s.done:
-		return nil, ipc.Errorf(ipc.CodeNotRunning, "the supervisor is shutting down")
+		return controlReply{}, ipc.Errorf(ipc.CodeNotRunning, "the supervisor is shutting down")
 	case <-ctx.Done():
-		return nil, ipc.Errorf(ipc.CodeInternal, "%s: %v", c.kind, ctx.Err())
+		return controlReply{}, ipc.Errorf(ipc.CodeInternal, "%s: %v", c.kind, ctx.Err())
 	}
-	r := <-c.reply
+	return <-c.reply, nil
+}
+
+// request hands a control request to the run loop and waits for its answer.
+func (s *Session) request(ctx context.Context, c control) (any, error) {
+	r, err := s.requestReply(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	if r.err != nil {
 		return nil, ipc.Errorf(ipc.CodeSpawnFailed, "%v", r.err)
 	}
-	res := ipc.RestartResult{PID: r.pid, Mode: "fresh"}
+	res := ipc.RestartResult{PID: r.pid, Mode: "fresh", AlreadyRunning: r.running}
 	if r.resumed {
 		res.Mode = "resume"
 	}

@@ -64,6 +64,7 @@ type Session struct {
 	in         inputRouter
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
+	outBytes   atomic.Int64         // bytes the children wrote in all (the loop guard's line-mode progress)
 
 	counts counters     // hooks and activity changes, for `metrics`
 	model  *modelReader // the opt-in model reader (model.go); nil: off

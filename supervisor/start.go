@@ -28,6 +28,9 @@ type StartIO struct {
 	Out, Err io.Writer
 	Size     pty.Winsize // when In is not a terminal
 	PrintEnv bool        // print the resolved plan and return without starting
+	// Duplicate starts even when another supervisor runs for the same
+	// document (--duplicate); otherwise that start is a *DuplicateError.
+	Duplicate bool
 }
 
 // Start is `sup start`: resolve the plan, open the session log and the
@@ -76,6 +79,14 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 
 	if err := ipc.EnsureRuntimeDir(runtimeDir); err != nil {
 		return 1, fmt.Errorf("runtime dir: %w", err)
+	}
+	if !tio.Duplicate {
+		release, err := claimDocument(runtimeDir, DocHolder{SessionID: pl.SessionID, Name: pl.Name,
+			Document: pl.Document, SupPID: os.Getpid(), TmuxPane: getenv("TMUX_PANE")})
+		if err != nil {
+			return 1, err
+		}
+		td.Add(release)
 	}
 	ln, err := ipc.Listen(sock)
 	if err != nil {

@@ -46,6 +46,15 @@ func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error
 	return r, nil
 }
 
+// handleCancelTrigger takes a pending trigger back (desk.Cancel).
+func (s *Session) handleCancelTrigger(_ context.Context, req *ipc.Request) (any, error) {
+	var p ipc.CancelTriggerParams
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	return s.desk.Cancel(p)
+}
+
 // handleMetrics answers the desk's counters and the control socket's
 // noisy-input counters (ipc_<kind>_total) in one map.
 func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
@@ -81,6 +90,24 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	}
 	if st.Activity == activity.Ready && st.Reason == activity.ReasonAsked {
 		g.Question = st.Summary // a trigger that is not its answer waits
+	}
+	switch {
+	case s.draft != "":
+		g.OperatorWhy = "unsent text sits in the agent's input box"
+	case st.OperatorBusy:
+		g.OperatorWhy = "the human is typing in the pane"
+	}
+	switch {
+	case s.lifecycle == LifecycleStarting || !running:
+		g.AgentWhy = "the agent is starting"
+	case st.Activity == activity.Busy:
+		g.AgentWhy = "the agent is busy (mid-turn)"
+	case st.Activity == activity.NeedsConfirmation:
+		g.AgentWhy = "a prompt is open in the agent, waiting for the human"
+	case st.Activity == activity.Unknown:
+		g.AgentWhy = "the agent's screen is not recognised yet (unknown is never typed into)"
+	case st.Source == activity.SourceModel:
+		g.AgentWhy = "only the model reader has read the screen (a rule or a hook must say it is ready)"
 	}
 	return g
 }
@@ -139,7 +166,7 @@ func (p deskPort) ScreenText() string {
 
 func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
 	s := p.s
-	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode()}
+	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode(), OutputBytes: s.outBytes.Load()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}

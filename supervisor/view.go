@@ -63,6 +63,7 @@ func (v *view) titleText() string {
 func (s *Session) tap(c *proc.Child, v *view) func([]byte) {
 	return func(p []byte) {
 		s.lastOutput.Store(time.Now().UnixNano())
+		s.outBytes.Add(int64(len(p)))
 		v.model.Feed(p)
 		if v.replies != nil {
 			s.answerQueries(c, v.replies.Feed(p))

@@ -32,7 +32,7 @@ func answerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "answer even while the human types in the pane (needs --override-reason)"},
 			&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
 			&cli.StringFlag{Name: "requester", Usage: "who answers, for the audit (default: cli:$USER)"},
-			&cli.DurationFlag{Name: "ack-timeout", Usage: "how long to wait for the prompt to leave (default: the config's trigger ack timeout, 8s)"},
+			&cli.DurationFlag{Name: "ack-timeout", HideDefault: true, Usage: "how long to wait for the prompt to leave (default: the config's trigger ack timeout, 8s)"},
 			jsonFlag,
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -91,7 +91,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + os.Getenv("USER")
+		requester = "cli:" + currentUser()
 	}
 	return ipc.AnswerParams{Choice: choice, Expect: cmd.String("expect"), ForceOverride: cmd.Bool("force"),
 		OverrideReason: cmd.String("override-reason"), Requester: requester, AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds()}, nil
@@ -111,8 +111,21 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 		}
 		return now.Sub(time.UnixMilli(ms)).Round(100*time.Millisecond).String() + " ago"
 	}
-	fprintf(w, "activity %s (%s) since %s\n", r.Activity, r.Reason, ago(r.Since))
-	fprintf(w, "decided by %s %s\n", r.Source, r.Rule)
+	// Before any signal there is no reason and no time: say so in words
+	// rather than "unknown () since never".
+	line := "activity " + r.Activity
+	if r.Reason != "" {
+		line += " (" + r.Reason + ")"
+	}
+	if r.Since != 0 {
+		line += " since " + ago(r.Since)
+	} else {
+		line += ": no signal yet"
+	}
+	fprintf(w, "%s\n", line)
+	if r.Source != "" || r.Rule != "" {
+		fprintf(w, "decided by %s %s\n", r.Source, r.Rule)
+	}
 	if r.Summary != "" {
 		fprintf(w, "summary %s\n", r.Summary)
 	}

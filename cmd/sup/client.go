@@ -169,10 +169,24 @@ func printState(w io.Writer, st ipc.State) {
 	row("cwd", fmt.Sprintf("%s (%s)", st.CWD, st.CWDSource))
 	row("profile", st.Profile)
 	row("lifecycle", st.Lifecycle)
-	row("activity", st.Activity)
+	act := st.Activity
+	if st.Reason != "" {
+		act += " (" + st.Reason + ")"
+	}
+	row("activity", act)
+	if w := waitingFor(st, time.Now()); w != "" {
+		row("waiting", w+" on you, since "+time.UnixMilli(st.WaitingSince).Format(time.TimeOnly))
+	} else {
+		row("waiting", "-")
+	}
+	row("summary", dash(oneLine(st.Summary, 200)))
 	row("health", st.Health)
 	row("pid", fmt.Sprintf("%d (sup %d)", st.PID, st.SupPID))
-	row("pane", st.TmuxPane)
+	pane := dash(st.TmuxPane)
+	if st.TmuxPane != "" && st.TmuxSocket != "" {
+		pane += " (tmux server " + st.TmuxSocket + ")"
+	}
+	row("pane", pane)
 	row("restarts", st.RestartCount)
 	if e := st.LastExit; e != nil {
 		row("last exit", fmt.Sprintf("%s %s at %s", e.Describe(), e.Class, time.UnixMilli(e.At).Format(time.TimeOnly)))
@@ -262,6 +276,10 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 		if cmd.Bool("json") {
 			return printJSON(os.Stdout, r)
 		}
+		if r.AlreadyRunning {
+			outf("%s is already running (pid %d): nothing to resume\n", s.State.Name, r.PID)
+			return nil
+		}
 		outf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
 		return nil
 	})
@@ -270,7 +288,7 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 func stopCommand() *cli.Command {
 	return &cli.Command{
 		Name: "stop", Usage: "end the agent and its supervisor", ArgsUsage: "TARGET",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "SIGKILL at once instead of SIGTERM and a grace period"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "SIGKILL at once instead of SIGHUP, SIGTERM and a grace period"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
@@ -281,7 +299,11 @@ func stopCommand() *cli.Command {
 				if err := call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
 					return err
 				}
-				outf("stopped %s\n", s.State.Name)
+				if r.EndedBy == "" {
+					outf("stopped %s (no agent was running)\n", s.State.Name)
+				} else {
+					outf("stopped %s (%s ended the agent)\n", s.State.Name, r.EndedBy)
+				}
 				return nil
 			})
 		},

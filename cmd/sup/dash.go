@@ -117,7 +117,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 		trigger: func(s broker.Session, text string) (string, error) {
 			p := ipc.TriggerParams{
 				TriggerID: fmt.Sprintf("dash-%d-%d", time.Now().UnixMilli(), os.Getpid()),
-				Reason:    "sup dash", Prompt: text, Requester: "dash:" + os.Getenv("USER"), Wait: true,
+				Reason:    "sup dash", Prompt: text, Requester: "dash:" + currentUser(), Wait: true,
 			}
 			if s.Host != "" {
 				p.Requester = originRequester(p.Requester)
@@ -129,7 +129,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 			return describeTrigger(r, s.State.Name), nil
 		},
 		answer: func(s broker.Session, choice string) (string, error) {
-			r, err := answerSession(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + os.Getenv("USER")})
+			r, err := answerSession(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + currentUser()})
 			if err != nil {
 				return "", err
 			}

@@ -209,23 +209,33 @@ func ageChangesIn(d time.Duration) time.Duration {
 	return unit - d%unit
 }
 
+// eachKey splits keys typed faster than they are read, which arrive as
+// one message ("/brav", or `jj`), into one key each for key; ok is false
+// for a message that is one key (or a paste, which stays whole).
+func eachKey(m tea.Model, k tea.KeyMsg, key func(tea.KeyMsg) (tea.Model, tea.Cmd)) (tea.Model, tea.Cmd, bool) {
+	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste {
+		return m, nil, false
+	}
+	var cmds []tea.Cmd
+	for _, r := range k.Runes {
+		_, cmd := key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...), true
+}
+
 func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
-		// Keys typed faster than they are read arrive as one message
-		// ("/brav"): each is a key of its own.
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			_, cmd := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-			cmds = append(cmds, cmd)
-		}
-		return m, tea.Batch(cmds...)
+	if mm, cmd, ok := eachKey(m, k, m.key); ok {
+		return mm, cmd
 	}
 	if m.mode != dashBrowse {
 		return m.inputKey(k)
 	}
 	if m.help {
+		// Any key closes the help, q included (as the help says);
+		// only ctrl+c quits from it.
 		m.help = false
-		if k.String() != "q" && k.String() != "ctrl+c" {
+		if k.String() != "ctrl+c" {
 			return m, nil
 		}
 	}

@@ -188,6 +188,15 @@ func TestDashModelKeys(t *testing.T) {
 		t.Errorf("no help:\n%s", m.View())
 	}
 	keys(m, "x")
+	if strings.Contains(m.View(), "Enter      move your tmux client") {
+		t.Errorf("x did not close the help:\n%s", m.View())
+	}
+	// q in the help closes it, as the help says ("any key closes it"),
+	// and does not quit; q outside it quits.
+	keys(m, "?")
+	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd != nil || strings.Contains(m.View(), "Enter      move your tmux client") {
+		t.Errorf("q in the help: quit or left it open:\n%s", m.View())
+	}
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil || cmd() != tea.Quit() {
 		t.Error("q does not quit")
 	}

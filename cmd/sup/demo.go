@@ -105,8 +105,8 @@ func (d demo) start(ctx context.Context) error {
 	var panes []string
 	for _, a := range demoAgents {
 		doc := filepath.Join(d.dir, a.role+".md")
-		fm := fmt.Sprintf("---\nsup:\n  profile: demo\n  workspace: demo\n  role: %s\n  name: %s\n  command: [%q, demo-agent, --think, %s",
-			a.role, a.role, self, a.think)
+		fm := fmt.Sprintf("---\nsup:\n  profile: demo\n  workspace: demo\n  role: %s\n  name: %s\n  command: [%q, demo-agent, --name, %s, --think, %s",
+			a.role, a.role, self, a.role, a.think)
 		if a.first != "" {
 			fm += fmt.Sprintf(", --first, %q", a.first)
 		}
@@ -190,8 +190,8 @@ shows how many wait on you. Keys (prefix is C-b):
   prefix g     pick from the queue (live preview; Enter jumps, s skips)
   prefix S     skip the head for a while
 Answer in the pane itself (y, or type a task and Enter); the queue follows.
-Stop it all with: sup demo --stop%[2]s
-`, d.socket, d.socketFlag())
+Stop it all with: %[3]s demo --stop%[2]s
+%[4]s`, d.socket, d.socketFlag(), shellName(), pathNote())
 	attach := []string{"tmux", "-L", d.socket, "attach-session", "-t", demoSession}
 	switch {
 	case noAttach || !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())):

@@ -28,13 +28,14 @@ func demoAgentCommand() *cli.Command {
 			&cli.StringFlag{Name: "first", Usage: "a task to start on at once, as if typed"},
 			&cli.DurationFlag{Name: "think", Value: 3 * time.Second, Usage: "how long a task takes"},
 			&cli.StringFlag{Name: "resume", Usage: "the conversation id to continue"},
+			&cli.StringFlag{Name: "name", Usage: "its name, shown in its title (the demo's pane borders)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Duration("think") < 0 {
 				return fmt.Errorf("demo-agent: --think %s: give a positive duration", cmd.Duration("think"))
 			}
 			a := &demoAgent{out: os.Stdout, in: bufio.NewReader(os.Stdin), think: cmd.Duration("think"),
-				id: cmd.String("resume"), socket: os.Getenv("SUP_SOCKET")}
+				id: cmd.String("resume"), socket: os.Getenv("SUP_SOCKET"), name: cmd.String("name"), always: map[string]bool{}}
 			return a.run(ctx, cmd.String("first"))
 		},
 	}
@@ -44,8 +45,10 @@ type demoAgent struct {
 	out    io.Writer
 	in     *bufio.Reader
 	think  time.Duration
-	id     string // the conversation id, as a real agent's session id
-	socket string // "" outside sup: then nothing is reported
+	id     string          // the conversation id, as a real agent's session id
+	socket string          // "" outside sup: then nothing is reported
+	name   string          // in the title after the state mark
+	always map[string]bool // commands the human allowed for good (a)
 }
 
 func (a *demoAgent) run(ctx context.Context, first string) error {
@@ -74,7 +77,16 @@ func (a *demoAgent) run(ctx context.Context, first string) error {
 	}
 }
 
-func (a *demoAgent) title(t string) { fmt.Fprintf(a.out, "\x1b]0;%s\a", t) }
+// title sets the window title: the state mark the demo profile's rules
+// read first, then the agent's name, so every pane border names its
+// session.
+func (a *demoAgent) title(t string) {
+	if a.name != "" {
+		mark, rest, _ := strings.Cut(t, " ")
+		t = mark + " " + a.name + ": " + rest
+	}
+	fmt.Fprintf(a.out, "\x1b]0;%s\a", t)
+}
 
 func (a *demoAgent) ready(ctx context.Context, msg string) {
 	a.hook(ctx, ipc.HookParams{Event: "Stop", Message: msg})
@@ -86,14 +98,18 @@ func (a *demoAgent) work(ctx context.Context, task string) {
 	a.hook(ctx, ipc.HookParams{Event: "UserPromptSubmit"})
 	a.title("[*] thinking")
 	a.thinking(task)
-	if risky(task) {
-		a.hook(ctx, ipc.HookParams{Event: "PermissionRequest", ToolName: "Bash", Command: "make " + firstWord(task)})
-		a.title("[?] allow make " + firstWord(task))
-		fmt.Fprintf(a.out, "Allow `make %s`? [y/n] ", firstWord(task))
+	if cmdName := "make " + firstWord(task); risky(task) && !a.always[cmdName] {
+		a.hook(ctx, ipc.HookParams{Event: "PermissionRequest", ToolName: "Bash", Command: cmdName})
+		a.title("[?] allow " + cmdName)
+		fmt.Fprintf(a.out, "Allow `%s`? [y]es, [n]o, [a]lways: ", cmdName)
 		line, _ := a.in.ReadString('\n') // EOF reads as no
 		a.hook(ctx, ipc.HookParams{Event: "PostToolUse", ToolName: "Bash"})
 		a.title("[*] thinking")
-		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y") {
+		answer := strings.ToLower(strings.TrimSpace(line))
+		if strings.HasPrefix(answer, "a") {
+			a.always[cmdName] = true
+			fmt.Fprintf(a.out, "\r\nAllowed `%s` from now on.\r\n", cmdName)
+		} else if !strings.HasPrefix(answer, "y") {
 			a.ready(ctx, fmt.Sprintf("OK, I did not run make %s. What instead?", firstWord(task)))
 			fmt.Fprint(a.out, "\r\n")
 			return

@@ -27,8 +27,10 @@ func doctorCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			cwd, _ := os.Getwd() // Best effort: without it only the user's hook settings are checked.
-			fs := doctor.Run(ctx, doctor.Options{Getenv: os.Getenv, ProjectDir: cwd, Fix: cmd.Bool("fix"), Limits: configuredLimits()})
+			cwd, _ := os.Getwd()       // Best effort: without it only the user's hook settings are checked.
+			self, _ := os.Executable() // Best effort: "" skips the PATH check.
+			fs := doctor.Run(ctx, doctor.Options{Getenv: os.Getenv, ProjectDir: cwd, Fix: cmd.Bool("fix"), Limits: configuredLimits(),
+				Executable: self})
 			if cmd.Bool("json") {
 				if err := printJSON(os.Stdout, fs); err != nil {
 					return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
 // configuredLimits are the disk limits of config.yaml (log:, audit:) for
@@ -19,4 +20,16 @@ func configuredLimits() store.Limits {
 		return store.Limits{} // Best effort: the defaults.
 	}
 	return cfg.Limits
+}
+
+// configuredMaxPrompt is trigger.max_prompt_bytes from config.yaml (the
+// default when it cannot be read): the limit the supervisors apply, which
+// the client checks first, so a prompt far over it gets that clear
+// message instead of the socket's frame error.
+func configuredMaxPrompt() int {
+	cfg, err := plan.LoadConfig(store.ConfigDir(os.Getenv))
+	if err != nil {
+		return trigger.Config{}.WithDefaults().MaxPromptBytes // Best effort: the default.
+	}
+	return cfg.Trigger.WithDefaults().MaxPromptBytes
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -86,10 +87,13 @@ func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	hosts := anyRemote(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
+	servers := tmuxServers(sessions)
 	for _, s := range sessions {
 		st := s.State
-		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
-			st.Lifecycle, activityCell(st), dash(waitingFor(st, now)), dash(st.TmuxPane))
+		// Every cell holds a word (dash for none): an empty cell would
+		// shift the columns for anyone reading them by whitespace.
+		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, dash(st.Name), dash(workspaceRole(st)), dash(st.Profile),
+			dash(st.Lifecycle), dash(activityCell(st)), dash(waitingFor(st, now)), paneCell(st, servers))
 	}
 	return tw.Flush()
 }
@@ -104,6 +108,30 @@ func activityCell(st ipc.State) string {
 		return st.Activity + ":" + st.Reason
 	}
 	return st.Activity
+}
+
+// tmuxServers counts the distinct tmux servers the sessions run in.
+func tmuxServers(sessions []broker.Session) int {
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		if s.State.TmuxPane != "" {
+			seen[s.State.TmuxSocket] = true
+		}
+	}
+	return len(seen)
+}
+
+// paneCell is a session's pane: tmux numbers panes per server, so when the
+// sessions run in more than one server %2 names two panes, and the cell
+// says which server's (its socket's name: default, sup-demo, …).
+func paneCell(st ipc.State, servers int) string {
+	if st.TmuxPane == "" {
+		return "-"
+	}
+	if servers > 1 && st.TmuxSocket != "" {
+		return filepath.Base(st.TmuxSocket) + ":" + st.TmuxPane
+	}
+	return st.TmuxPane
 }
 
 func workspaceRole(st ipc.State) string {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/supervisor/proc"
@@ -40,9 +41,18 @@ func run(ctx context.Context, args []string) int {
 			hooksCommand(), doctorCommand(),
 			hookCommand(),
 			classifyCommand(),
-			triggerCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
+			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
 		},
 		Version: versionString(),
+		// An unknown verb is a usage error (exit 1, like every other),
+		// with the nearest verb: urfave's default prints "No help
+		// topic" and exits 3, the status of a refused answer.
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() == 0 {
+				return cli.ShowRootCommandHelp(cmd)
+			}
+			return unknownVerb(cmd, cmd.Args().First())
+		},
 	}
 	enableCompletion(app)
 	err := app.Run(ctx, args)
@@ -73,4 +83,50 @@ func splitCommand(args []string) (rest, command []string) {
 		}
 	}
 	return args, nil
+}
+
+// unknownVerb is the error for `sup VERB` when no verb is called that,
+// naming the nearest ones.
+func unknownVerb(root *cli.Command, verb string) error {
+	best, bestD := []string{}, 3 // at most 2 edits away, or a prefix
+	for _, c := range root.Commands {
+		if c.Hidden {
+			continue
+		}
+		d := editDistance(verb, c.Name)
+		if strings.HasPrefix(c.Name, verb) && len(verb) >= 2 {
+			d = min(d, 1)
+		}
+		switch {
+		case d < bestD:
+			best, bestD = []string{c.Name}, d
+		case d == bestD:
+			best = append(best, c.Name)
+		}
+	}
+	if len(best) == 0 {
+		return fmt.Errorf("unknown command %q (sup help lists the commands)", verb)
+	}
+	return fmt.Errorf("unknown command %q; did you mean %s? (sup help lists the commands)", verb, strings.Join(best, " or "))
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

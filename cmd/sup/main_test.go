@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/internal/tmux"
@@ -37,9 +39,11 @@ func TestScripts(t *testing.T) {
 		// builtin by accident, and reads like the shell command it is.
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"hold-port":    holdPort,
-			"stale-socket": staleSocket,
-			"fake-model":   fakeModel,
+			"hold-port":     holdPort,
+			"stale-socket":  staleSocket,
+			"fake-model":    fakeModel,
+			"waitfor":       waitFor,
+			"wait-activity": waitActivity,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -67,9 +71,16 @@ func TestScripts(t *testing.T) {
 					break
 				}
 			}
+			if len(clean) > 0 {
+				env.Setenv("SUP_BIN", filepath.Join(clean[0], "sup"))
+			}
+			// NOSUP_PATH: tmux and the system, but no sup (not_on_path).
+			nosup := []string{"/usr/bin", "/bin"}
 			if tmux, err := exec.LookPath("tmux"); err == nil {
 				clean = append(clean, filepath.Dir(tmux))
+				nosup = append([]string{filepath.Dir(tmux)}, nosup...)
 			}
+			env.Setenv("NOSUP_PATH", strings.Join(nosup, string(os.PathListSeparator)))
 			env.Setenv("CLEAN_PATH", strings.Join(clean, string(os.PathListSeparator)))
 			return nil
 		},
@@ -123,4 +134,48 @@ func holdPort(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Defer(func() { ln.Close() })
 	ts.Setenv(args[0], ln.Addr().String())
+}
+
+// waitFor is the script command `waitfor GLOB`: it waits up to 10 s for a
+// file matching GLOB (environment variables expanded by the script), so a
+// script can wait for a background supervisor's socket.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor GLOB")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m, _ := filepath.Glob(ts.MkAbs(args[0])); len(m) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %s: nothing matched in 10s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitActivity is the script command `wait-activity NAME ACTIVITY`: it
+// waits up to 15 s until the session NAME reports ACTIVITY.
+func waitActivity(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: wait-activity NAME ACTIVITY")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	last := ""
+	for {
+		res, _ := broker.Discover(context.Background(), ts.Getenv("SUP_RUNTIME_DIR"), 2*time.Second)
+		for _, s := range res.Sessions {
+			if s.State.Name == args[0] {
+				last = s.State.Activity
+				if last == args[1] {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-activity %s %s: still %q after 15s", args[0], args[1], last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -173,6 +173,9 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if mm, cmd, ok := eachKey(m, k, m.key); ok {
+		return mm, cmd
+	}
 	i, ok := m.selected()
 	switch k.String() {
 	case "q", "esc", "ctrl+c":
@@ -238,7 +241,7 @@ func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
 	}
 	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
 	return func() tea.Msg {
-		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + os.Getenv("USER")})
+		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + currentUser()})
 		return answeredMsg{e.State.Name, choice, next, err}
 	}
 }

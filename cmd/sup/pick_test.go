@@ -50,3 +50,25 @@ func TestPickHosts(t *testing.T) {
 		t.Errorf("this host only: want no host column, and the error shown:\n%s", v)
 	}
 }
+
+// TestPickKeysInOneRead: keys that arrive in one read (`tmux send-keys -l
+// jj`, fast typing) each count, as in the dashboard: jj moves two rows,
+// then k one back.
+func TestPickKeysInOneRead(t *testing.T) {
+	var q []broker.Entry
+	for _, name := range []string{"alpha", "bravo", "charlie"} {
+		q = append(q, broker.Entry{Session: broker.Session{Socket: "/rt/" + name + ".sock",
+			State: ipc.State{SessionID: name, Name: name, Reason: "permission", WaitingSince: 1}}})
+	}
+	m := &pickModel{ctx: context.Background()}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(queueMsg{q: q})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
+	if i, _ := m.selected(); m.queue[i].State.Name != "charlie" {
+		t.Fatalf("after jj in one read the selection is %s, want charlie", m.queue[i].State.Name)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k")})
+	if i, _ := m.selected(); m.queue[i].State.Name != "bravo" {
+		t.Fatalf("after k the selection is %s, want bravo", m.queue[i].State.Name)
+	}
+}

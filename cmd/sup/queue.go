@@ -79,6 +79,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 		sessions[i] = e.Session
 	}
 	hosts := anyRemote(sessions)
+	servers := tmuxServers(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
 	for i, e := range q {
 		st := e.State
@@ -88,7 +89,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safeArgs([]any{pos, st.Name, dash(st.Reason), waitingFor(st, now), dash(st.TmuxPane), summary})...)
+		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safeArgs([]any{pos, st.Name, dash(st.Reason), dash(waitingFor(st, now)), paneCell(st, servers), summary})...)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
@@ -184,7 +185,7 @@ func skipCommand() *cli.Command {
 		Usage:     "pass over the head of the queue (or TARGET) for a while, then move to the new head",
 		ArgsUsage: "[TARGET]",
 		Flags: []cli.Flag{clientFlag, displayFlag,
-			&cli.DurationFlag{Name: "cooldown", Usage: "how long it stays out of the head (default: the session's queue.skip_cooldown)"}},
+			&cli.DurationFlag{Name: "cooldown", HideDefault: true, Usage: "how long it stays out of the head (default: the session's queue.skip_cooldown)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
 				return fmt.Errorf("skip: unexpected argument %q (give at most one TARGET)", cmd.Args().Get(1))

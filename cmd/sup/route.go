@@ -31,6 +31,7 @@ func routeCommand() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "the session's name"},
 			&cli.StringFlag{Name: "doc", Usage: "the document to start when no session runs and none is recorded"},
 			&cli.StringFlag{Name: "host", Usage: "route on this host (a name of hosts: in config.yaml): its own sup route runs there over ssh"},
+			&cli.BoolFlag{Name: "tmux-default", Usage: "outside tmux, open a missing session on the default tmux server (else only the server it last ran in)"},
 		}, append(triggerFlags(), jsonFlag)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			switch n := cmd.Args().Len(); {
@@ -59,7 +60,7 @@ func routeCommand() *cli.Command {
 			r := &broker.Router{
 				RuntimeDir: dir, StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
-				StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
+				DefaultServer: cmd.Bool("tmux-default"), StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
 			}
 			q := broker.RouteQuery{Workspace: cmd.String("workspace"), Role: cmd.String("role"), Name: cmd.String("name")}
 			res, err := r.Route(ctx, q, p)

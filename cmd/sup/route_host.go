@@ -40,8 +40,13 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		}
 		args = append(args, fmt.Sprintf("--%s=%v", n, cmd.Value(n)))
 	}
+	if !cmd.IsSet("tmux-default") {
+		// The other host has no caller's tmux: its user's default server
+		// is where the session belongs (specs/broker.md, "Routing").
+		args = append(args, "--tmux-default")
+	}
 	if !cmd.IsSet("requester") {
-		args = append(args, "--requester="+originRequester("cli:"+os.Getenv("USER")))
+		args = append(args, "--requester="+originRequester("cli:"+currentUser()))
 	}
 	args = append(args, "--", cmd.Args().First())
 	ssh, err := sshOf()

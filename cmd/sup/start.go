@@ -27,8 +27,12 @@ func startCommand(command []string) *cli.Command {
 			&cli.StringFlag{Name: "workspace", Usage: "workspace label"},
 			&cli.StringFlag{Name: "role", Usage: "role label"},
 			&cli.StringFlag{Name: "resume-id", Usage: "resume this agent conversation (its exact id) at the first start"},
+			&cli.BoolFlag{Name: "duplicate", Usage: "start even when another supervisor runs for DOC (two sessions share its name and registry entry)"},
 			&cli.BoolFlag{Name: "print-env", Usage: "print the resolved cwd, command and environment with their sources, then exit"},
 			&cli.StringFlag{Name: "size", Value: "80x24", Usage: "pty size COLSxROWS when stdin is not a terminal"},
+			// sup route's: where a start that fails says why, so the
+			// route reports the real cause at once (specs/broker.md).
+			&cli.StringFlag{Name: "start-report", Hidden: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
@@ -58,10 +62,16 @@ func startCommand(command []string) *cli.Command {
 				InvocationDir: wd,
 				Environ:       os.Environ(),
 			}
+			report := cmd.String("start-report")
 			code, err := supervisor.Start(ctx, opts, supervisor.StartIO{
 				In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Size: size, PrintEnv: cmd.Bool("print-env"),
+				Duplicate: cmd.Bool("duplicate"),
 			})
 			if err != nil {
+				if report != "" {
+					// Best effort: the error is printed to the pane too.
+					_ = os.WriteFile(report, []byte(err.Error()+"\n"), 0o600)
+				}
 				return fmt.Errorf("start: %w", err)
 			}
 			if code != 0 {

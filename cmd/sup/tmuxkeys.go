@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/doctor"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
@@ -114,4 +115,33 @@ func installTmuxKeys(snippet string) error {
 	}
 	fmt.Printf("wrote %s and added to %s:\n  %s\nreload with: tmux source-file %s\n", keys, conf, line, conf)
 	return nil
+}
+
+// shellName is how to call this sup in a line printed for the user to
+// type: "sup" when that finds this very binary on PATH, else its absolute
+// path (quoted for a shell), so the line works as printed.
+func shellName() string {
+	self := selfPath()
+	if p, err := exec.LookPath("sup"); err == nil {
+		a, errA := filepath.EvalSymlinks(p)
+		b, errB := filepath.EvalSymlinks(self)
+		if errA == nil && errB == nil {
+			if fa, err := os.Stat(a); err == nil {
+				if fb, err := os.Stat(b); err == nil && os.SameFile(fa, fb) {
+					return "sup"
+				}
+			}
+		}
+	}
+	return shellquote.Quote(self)
+}
+
+// pathNote is a line telling that sup is not on PATH and how to put it
+// there; "" when `sup` finds this binary.
+func pathNote() string {
+	if shellName() == "sup" {
+		return ""
+	}
+	return fmt.Sprintf("Note: sup is not on your PATH (it is %s); to type plain `sup`: %s\n",
+		selfPath(), doctor.PathFix(filepath.Dir(selfPath())))
 }

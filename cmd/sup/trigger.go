@@ -46,7 +46,12 @@ func triggerCommand() *cli.Command {
 					p.Requester = originRequester(p.Requester)
 				}
 				var r ipc.TriggerResult
-				if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
+				if p.Wait && s.Host == "" {
+					var err error
+					if r, err = waitTrigger(ctx, c, s, p); err != nil {
+						return err
+					}
+				} else if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -75,7 +80,7 @@ func triggerFlags() []cli.Flag {
 		&cli.StringFlag{Name: "thread", Usage: "thread id: rate limit and loop guard count per thread (default: default)"},
 		&cli.StringFlag{Name: "reason", Usage: "why, shown in the envelope and the audit"},
 		&cli.StringFlag{Name: "requester", Usage: "who asks, for the audit (default: cli:$USER)"},
-		&cli.DurationFlag{Name: "ack-timeout", Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
+		&cli.DurationFlag{Name: "ack-timeout", HideDefault: true, Usage: "how long each attempt waits for the agent's ack (default: the config's, 8s)"},
 		&cli.BoolFlag{Name: "force", Usage: "deliver even while the operator types (needs --override-reason)"},
 		&cli.StringFlag{Name: "override-reason", Usage: `"human_override: why" or "coordinator_override: why"`},
 		&cli.BoolFlag{Name: "answering", Usage: "this is the answer to the question the agent asked (reason asked); without it the trigger waits for the human to answer (AGENT_ASKED)"},
@@ -114,6 +119,9 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	if strings.TrimSpace(text) == "" {
 		return ipc.TriggerParams{}, fmt.Errorf("%s: TEXT is empty; nothing to deliver", cmd.Name)
 	}
+	if err := trigger.CheckSize(text, configuredMaxPrompt()); err != nil {
+		return ipc.TriggerParams{}, fmt.Errorf("%s: %w", cmd.Name, err)
+	}
 	id := cmd.String("id")
 	if id == "" {
 		id = fmt.Sprintf("cli-%d-%d", time.Now().UnixMilli(), os.Getpid())
@@ -122,7 +130,7 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + os.Getenv("USER")
+		requester = "cli:" + currentUser()
 	}
 	p := ipc.TriggerParams{
 		TriggerID: id, ThreadID: cmd.String("thread"), Reason: cmd.String("reason"), Prompt: text,

@@ -33,7 +33,7 @@ const (
 
 // Finding is one line of the report.
 type Finding struct {
-	Check    string   `json:"check"` // runtime_dir, socket, queue_file, tmux, agent, hooks, config, profile, logs, audit, model
+	Check    string   `json:"check"` // path, runtime_dir, socket, queue_file, tmux, agent, hooks, config, profile, logs, audit, model
 	Severity Severity `json:"severity"`
 	Subject  string   `json:"subject"` // the path or name the finding is about
 	Message  string   `json:"message"`
@@ -55,6 +55,8 @@ type Options struct {
 	Fix        bool
 	// Timeout bounds each external command (tmux, `AGENT --version`).
 	Timeout time.Duration
+	// Executable is the running sup ("": the path check is skipped).
+	Executable string
 }
 
 func (o *Options) fill() {
@@ -84,7 +86,7 @@ type check func(ctx context.Context, o *Options) []Finding
 // check, then subject.
 func Run(ctx context.Context, o Options) []Finding {
 	o.fill()
-	checks := []check{checkRuntime, checkTmux, checkAgents, checkConfig, checkDisk, checkModel}
+	checks := []check{checkPath, checkRuntime, checkTmux, checkAgents, checkConfig, checkDisk, checkModel}
 	results := make([][]Finding, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {

@@ -43,6 +43,7 @@ func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
 	case trigger.Deliver:
 		j.gate, j.applied = step.Gate, j.forced(l)
 	case trigger.Wait:
+		d.noteWait(j, ipc.Code(step.Code), step.Next, g)
 		if !j.deferred {
 			j.deferred = true
 			d.metrics.inc("trigger_deferred_total")
@@ -177,6 +178,7 @@ func (d *Desk) Run(done <-chan struct{}) {
 	defer timer.Stop()
 	for {
 		j, failed, next := d.pick(time.Now())
+		d.publishNotes()
 		for _, f := range failed {
 			d.finish(f.j, f.r)
 		}
@@ -241,8 +243,12 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		if d.sess.BracketedPaste() {
 			payload = pasteStart + payload + pasteEnd
 		}
+		if d.isCancelled(j) {
+			return d.cancelledByRequest(r, j)
+		}
 		writeAt := time.Now()
-		j.foreground = d.sess.AckFacts(writeAt).Foreground // a line-mode ack compares against it
+		facts := d.sess.AckFacts(writeAt)
+		j.foreground, j.outBefore = facts.Foreground, facts.OutputBytes // a line-mode ack and the loop guard compare against them
 		submitAt, err := d.sess.Write(c, []byte(payload), func(g Gates) bool { return d.open(j, waitFrom, g) })
 		switch {
 		case errors.Is(err, ErrGateClosed):
@@ -251,6 +257,9 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			// trigger waits, then try the same attempt again.
 			d.log.Info("trigger_gate_closed", "trigger_id", j.id, "attempt", attempt)
 			if fail, code := d.waitGates(c, j, waitFrom); fail {
+				if code == ipc.CodeTriggerCancelled {
+					return d.cancelledByRequest(r, j)
+				}
 				if code == "" {
 					return cancelled(r, "the agent ended while the trigger waited for its gates")
 				}
@@ -278,12 +287,19 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		}
 		d.mu.Unlock()
 		d.log.Info("trigger_written", "trigger_id", j.id, "attempt", attempt, "bytes", len(payload), "bracketed", len(payload) != len(j.text))
+		d.sess.Publish(EventProgress, map[string]any{"trigger_id": j.id, "thread_id": j.thread, "state": "written",
+			"attempt": attempt, "gate": j.gate})
 		by, gone := d.waitAck(c, j, writeAt, submitAt)
 		switch {
 		case gone:
 			return cancelled(r, "the agent ended before it acknowledged the trigger")
 		case by != "":
 			r.Result, r.AckedBy, r.DeliveredAt = ipc.OutcomeDelivered, by, writeAt.UnixMilli()
+			if by == "output" || by == "foreground" {
+				d.mu.Lock()
+				d.lineOut = &lineDelivery{before: j.outBefore, echo: echoAllowance(j.text)}
+				d.mu.Unlock()
+			}
 			return r
 		}
 		trace := d.payloadOnScreen(j)
@@ -320,8 +336,12 @@ func (d *Desk) open(j *job, waitFrom time.Time, g Gates) bool {
 		return false
 	}
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if j.cancelled {
+		return false
+	}
+	j.written = true
 	j.gate, j.applied = step.Gate, j.forced(l)
-	d.mu.Unlock()
 	return true
 }
 
@@ -343,12 +363,18 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 		case trigger.Fail:
 			return true, ipc.Code(step.Code)
 		}
+		d.mu.Lock()
+		d.noteWait(j, ipc.Code(step.Code), step.Next, g)
+		d.mu.Unlock()
+		d.publishNotes()
 		timer.Reset(max(time.Until(step.Next), time.Millisecond))
 		select {
 		case <-d.kick:
 		case <-timer.C:
 		case <-c.Done():
 			return true, ""
+		case <-j.cancel:
+			return true, ipc.CodeTriggerCancelled
 		}
 		if !timer.Stop() {
 			select {

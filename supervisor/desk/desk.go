@@ -31,6 +31,12 @@ type Desk struct {
 	active  *job // the one being delivered
 	counts  map[string]int
 	metrics *metrics
+	notes   []map[string]any // trigger_progress events to publish once d.mu is released
+	// lineOut is the last line-mode delivery whose output is not judged
+	// yet, lineMarks how many produced output: part of the progress
+	// token (lineProgress).
+	lineOut   *lineDelivery
+	lineMarks int
 }
 
 // job is one trigger on its way.
@@ -40,17 +46,27 @@ type job struct {
 	text       string // what is pasted: the sanitised prompt, in its envelope unless turned off
 	envelope   bool   // the text is in the envelope
 	foreground int    // the pty's foreground group when it was written (line mode)
+	outBefore  int64  // the session's output bytes when it was written (line mode)
 	hash       string // of the sanitised prompt
 	override   trigger.Override
 	queued     time.Time
 	ackTimeout time.Duration
 
-	deferred bool   // was deferred at least once
-	gate     string // the collision gate it passed
-	applied  bool   // the force bypassed a busy operator or an open question
-	question string // the agent's open question when the job last looked
-	done     chan struct{}
-	result   ipc.TriggerResult // final, once done is closed
+	deferred bool      // was deferred at least once
+	waitCode ipc.Code  // why it waits now ("" while not waiting); a change is a trigger_progress event
+	waitWhy  string    // the same in words
+	waitNext time.Time // when it is looked at next
+	// written: a byte of it went to the agent (set under d.mu by open);
+	// from then on it cannot be cancelled. cancelled: Cancel asked, before
+	// any byte; cancelBy says who. cancel is closed then, to wake a wait.
+	written, cancelled bool
+	cancelBy           string
+	cancel             chan struct{}
+	gate               string // the collision gate it passed
+	applied            bool   // the force bypassed a busy operator or an open question
+	question           string // the agent's open question when the job last looked
+	done               chan struct{}
+	result             ipc.TriggerResult // final, once done is closed
 }
 
 // New returns the desk of sess: cfg's zero fields take their defaults,
@@ -111,7 +127,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	now := time.Now()
 	// Read from the session before the desk's lock: the desk never holds
 	// it while calling the session.
-	g, progress := d.sess.Gates(now), d.sess.Progress()
+	g, progress := d.sess.Gates(now), d.sess.Progress()+d.lineProgress()
 	d.mu.Lock()
 	d.metrics.inc("trigger_requests_total")
 	if o, ok := d.table.Lookup(j.id, now); ok {
@@ -142,6 +158,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	d.queue = append(d.queue, j)
 	step := d.look(j, now, g)
 	d.mu.Unlock()
+	d.publishNotes()
 	d.Poke()
 	d.log.Info("trigger_queued", "trigger_id", j.id, "thread", j.thread, "requester", p.Requester, "bytes", len(p.Prompt),
 		"force", p.ForceOverride, "wait", p.Wait)
@@ -195,7 +212,7 @@ func (d *Desk) newJob(p ipc.TriggerParams, envelope bool) (*job, error) {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "trigger: %v", err)
 	}
 	j := &job{id: id, thread: thread, p: p, text: text, hash: trigger.Hash(text), override: ov,
-		queued: time.Now(), ackTimeout: cfg.AckTimeout, done: make(chan struct{})}
+		queued: time.Now(), ackTimeout: cfg.AckTimeout, done: make(chan struct{}), cancel: make(chan struct{})}
 	if p.AckTimeoutMS > 0 {
 		j.ackTimeout = time.Duration(p.AckTimeoutMS) * time.Millisecond
 	}

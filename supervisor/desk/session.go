@@ -70,6 +70,9 @@ type Gates struct {
 	// Question: the agent's finished turn asked the human this (reason
 	// asked); "" otherwise. A trigger that is not its answer is held.
 	Question string
+	// OperatorWhy and AgentWhy say in words why the operator or the agent
+	// is busy, for a waiting caller (trigger_progress).
+	OperatorWhy, AgentWhy string
 }
 
 // AckFacts are what shows that the agent took a trigger.
@@ -86,6 +89,9 @@ type AckFacts struct {
 	LineMode   bool
 	LastOutput time.Time // the child's last output
 	Foreground int       // the pty's foreground process group, 0 unknown
+	// OutputBytes counts every byte the children wrote: in line mode, the
+	// output a trigger produced is progress for the loop guard.
+	OutputBytes int64
 }
 
 // ErrChildGone is what Session.Write returns once the child it was given

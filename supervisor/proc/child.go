@@ -146,20 +146,47 @@ func (c *Child) Wait() {
 	close(c.done)
 }
 
-// Terminate ends the child: SIGTERM to its session, then SIGKILL after
-// grace (grace 0: SIGKILL at once). It returns once the child is reaped.
-func (c *Child) Terminate(grace time.Duration) {
+// Terminate ends the child the way a closing terminal would, then harder:
+// SIGHUP (and SIGCONT, so a stopped job sees it) to its session; after
+// hupWait, SIGTERM; after grace in all, SIGKILL (grace 0: SIGKILL at
+// once). An interactive shell ignores SIGTERM but ends on the hangup, so
+// it goes at once instead of after the whole grace (specs/supervisor.md,
+// "Stopping"). It returns once the child is reaped, with the signal that
+// ended it: the last one sent before it went.
+func (c *Child) Terminate(grace time.Duration) (endedBy string) {
 	if grace > 0 {
+		hupWait := min(grace/2, HupWait)
+		signalSession(c.pid, syscall.SIGHUP)
+		signalSession(c.pid, syscall.SIGCONT)
+		if c.waitDone(hupWait) {
+			return "SIGHUP"
+		}
 		signalSession(c.pid, syscall.SIGTERM)
-		select {
-		case <-c.done:
-			return
-		case <-time.After(grace):
+		if c.waitDone(grace - hupWait) {
+			return "SIGTERM"
 		}
 	}
 	signalSession(c.pid, syscall.SIGKILL)
 	<-c.done
+	return "SIGKILL"
 }
+
+// waitDone waits up to d for the child to be reaped.
+func (c *Child) waitDone(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// HupWait is how long Terminate waits after the SIGHUP before the SIGTERM
+// (at most half the grace): a program that ends on a hangup does so at
+// once.
+const HupWait = time.Second
 
 func exitStatus(ps *os.ProcessState, err error) (code int, signal string) {
 	if ps == nil {

@@ -57,21 +57,57 @@ func TestChildExitStatus(t *testing.T) {
 	}
 }
 
-// TestChildTerminate: Terminate ends a child that ignores SIGTERM with
-// SIGKILL once the grace is over, and returns once it is reaped.
+// TestChildTerminate: Terminate ends a child that ignores SIGHUP and
+// SIGTERM with SIGKILL once the grace is over, and returns once it is
+// reaped, saying SIGKILL ended it.
 func TestChildTerminate(t *testing.T) {
 	var out testutil.Buffer
-	c := startFake(t, &out, "-ignore-term")
+	c := startFake(t, &out, "-ignore-term", "-ignore-hup")
 	testutil.WaitUntil(t, 10*time.Second, "the child to be ready", func() bool { return strings.Contains(out.String(), "fakeagent ready") })
 	start := time.Now()
-	c.Terminate(200 * time.Millisecond)
+	by := c.Terminate(200 * time.Millisecond)
 	if d := time.Since(start); d < 200*time.Millisecond {
 		t.Fatalf("Terminate returned after %v, before the grace was over", d)
 	}
-	if _, sig := c.Exit(); sig != "SIGKILL" {
-		t.Fatalf("ended by %q, want SIGKILL after the ignored SIGTERM", sig)
+	if _, sig := c.Exit(); sig != "SIGKILL" || by != "SIGKILL" {
+		t.Fatalf("ended by %q (Terminate says %q), want SIGKILL after the ignored SIGHUP and SIGTERM", sig, by)
 	}
-	if !strings.Contains(out.String(), "fakeagent got SIGTERM, ignoring") {
-		t.Fatalf("pumped %q: the child never saw the SIGTERM", out.String())
+	for _, want := range []string{"fakeagent got SIGHUP, ignoring", "fakeagent got SIGTERM, ignoring"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("pumped %q: the child never printed %q", out.String(), want)
+		}
+	}
+}
+
+// TestChildTerminateOrder: SIGHUP goes first, and a child that ends of it
+// goes at once, long before the grace; one that ignores only the hangup
+// ends on the SIGTERM that follows within HupWait.
+func TestChildTerminateOrder(t *testing.T) {
+	var out testutil.Buffer
+	c := startFake(t, &out)
+	testutil.WaitUntil(t, 10*time.Second, "the child to be ready", func() bool { return strings.Contains(out.String(), "fakeagent ready") })
+	start := time.Now()
+	if by := c.Terminate(10 * time.Second); by != "SIGHUP" {
+		t.Fatalf("Terminate says %q ended it, want SIGHUP", by)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a child that dies of SIGHUP took %v", d)
+	}
+	if _, sig := c.Exit(); sig != "SIGHUP" {
+		t.Fatalf("the child died of %q, want SIGHUP", sig)
+	}
+
+	var out2 testutil.Buffer
+	c = startFake(t, &out2, "-ignore-hup")
+	testutil.WaitUntil(t, 10*time.Second, "the child to be ready", func() bool { return strings.Contains(out2.String(), "fakeagent ready") })
+	start = time.Now()
+	if by := c.Terminate(10 * time.Second); by != "SIGTERM" {
+		t.Fatalf("Terminate says %q ended it, want SIGTERM", by)
+	}
+	if d := time.Since(start); d > HupWait+time.Second {
+		t.Fatalf("the SIGTERM came after %v, want about %v", d, HupWait)
+	}
+	if !strings.Contains(out2.String(), "fakeagent got SIGHUP, ignoring") || !strings.Contains(out2.String(), "fakeagent got SIGTERM") {
+		t.Fatalf("pumped %q", out2.String())
 	}
 }

@@ -34,7 +34,17 @@ type RegistryEntry struct {
 	Profile        string `json:"profile"`
 	AgentSessionID string `json:"agent_session_id"` // the last conversation known; kept when a new run has none yet
 	CWD            string `json:"cwd"`
-	UpdatedAt      int64  `json:"updated_at"` // unix ms
+	// What `sup start` was given beyond the document, so that whatever
+	// brings the session back (sup route) starts the same thing: the
+	// command after --, --profile, --cwd (absolute) as given (empty: not
+	// given; the document's frontmatter and config decide again).
+	Command     []string `json:"command,omitempty"`
+	ProfileFlag string   `json:"profile_flag,omitempty"`
+	CWDFlag     string   `json:"cwd_flag,omitempty"`
+	// TmuxSocket is the tmux server the session ran in ("": not in
+	// tmux): a route from outside tmux brings it back there.
+	TmuxSocket string `json:"tmux_socket,omitempty"`
+	UpdatedAt  int64  `json:"updated_at"` // unix ms
 }
 
 // ReadRegistry reads stateDir/sessions.json; a missing file is empty.

@@ -46,6 +46,8 @@
 //	SIGTERM               print "fakeagent got SIGTERM" and exit 143; with
 //	                      -ignore-term print "fakeagent got SIGTERM, ignoring"
 //	                      and keep running (for grace-period tests)
+//	SIGHUP                the default: die of it; with -ignore-hup print
+//	                      "fakeagent got SIGHUP, ignoring" and keep running
 //	SIGINT                print "fakeagent got SIGINT" and exit 130
 //	-echo                 print "got: <line>" for every line read from stdin;
 //	                      with -raw, print "key: <hex>" for every byte instead
@@ -131,6 +133,7 @@ var (
 	flagAfter      = flag.Duration("after", 0, "delay before -exit or -signal")
 	flagFlood      = flag.Int64("flood", -1, "write this many `bytes` of output, then exit 0")
 	flagIgnoreTerm = flag.Bool("ignore-term", false, "keep running on SIGTERM")
+	flagIgnoreHup  = flag.Bool("ignore-hup", false, "keep running on SIGHUP (a plain fakeagent dies of it, as most programs do)")
 	flagRecord     = flag.String("record", "", "with -raw, append every byte read from stdin to this `file`")
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
 	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
@@ -203,6 +206,9 @@ func main() {
 	// Handlers go in before "ready" so tests may act as soon as they see it.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGINT)
+	if *flagIgnoreHup {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	say(fmt.Sprintf("fakeagent ready pid=%d", pid))
 	if *flagReady {
 		reportReady()
@@ -256,6 +262,8 @@ func main() {
 		case syscall.SIGINT:
 			say("fakeagent got SIGINT")
 			exit(130)
+		case syscall.SIGHUP:
+			say("fakeagent got SIGHUP, ignoring")
 		}
 	}
 }

@@ -1,0 +1,237 @@
+//go:build linux
+
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/desk"
+	"github.com/urfave/cli/v3"
+)
+
+// exitTriggerCancelled is sup trigger's status after Ctrl-C took the
+// trigger back: 128+SIGINT, as a shell reports an interrupted command.
+const exitTriggerCancelled = 130
+
+// waitTrigger sends the waiting trigger p on c and waits for its outcome,
+// saying on stderr, one line each, when it is deferred and why and when it
+// goes out (the session's trigger_progress events, read on a second
+// connection). Ctrl-C (or SIGTERM) cancels it in the session before it is
+// typed, says so, and exits 130 (specs/triggers.md, "What a waiting
+// caller sees").
+func waitTrigger(ctx context.Context, c *ipc.Client, s broker.Session, p ipc.TriggerParams) (ipc.TriggerResult, error) {
+	stopProgress := showProgress(ctx, os.Stderr, s, p.TriggerID)
+	defer stopProgress()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan triggerAnswer, 1)
+	go func() {
+		var r ipc.TriggerResult
+		err := c.Call(callCtx, ipc.MethodTrigger, p, &r)
+		done <- triggerAnswer{r, err}
+	}()
+	select {
+	case a := <-done:
+		return a.r, a.err
+	case sig := <-sigs:
+		stopProgress()
+		return ipc.TriggerResult{}, cancelWaiting(ctx, s, p, sig, done)
+	}
+}
+
+// triggerAnswer is the answer to a trigger call made in the background.
+type triggerAnswer struct {
+	r   ipc.TriggerResult
+	err error
+}
+
+// cancelWaiting takes the trigger back after sig and says what became of
+// it; the error it returns is the exit status.
+func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
+	cc, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return fmt.Errorf("trigger %s: %v: could not reach %s to cancel it (it may still be typed): %w", p.TriggerID, sig, s.State.Name, err)
+	}
+	defer cc.Close()
+	var r ipc.CancelTriggerResult
+	err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
+	var ie *ipc.Error
+	switch {
+	case errors.As(err, &ie) && ie.Code == ipc.CodeTargetNotFound:
+		// The request had not reached the session yet: wait for its
+		// answer briefly, then cancel what it queued.
+		select {
+		case a := <-done:
+			if a.err == nil {
+				fmt.Fprintf(os.Stderr, "sup: trigger %s finished before the cancel: %s\n", p.TriggerID, a.r.Result)
+				return exitError{exitTriggerCancelled}
+			}
+		case <-time.After(time.Second):
+		}
+		if err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
+			return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
+		}
+	case err != nil:
+		return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
+	}
+	if r.Cancelled {
+		fmt.Fprintf(os.Stderr, "sup: cancelled trigger %s to %s: nothing was typed into the agent (the audit records it as cancelled)\n", p.TriggerID, s.State.Name)
+	} else {
+		fmt.Fprintf(os.Stderr, "sup: trigger %s to %s was not cancelled: %s\n", p.TriggerID, s.State.Name, r.Message)
+	}
+	return exitError{exitTriggerCancelled}
+}
+
+// showProgress prints the trigger_progress events of trigger id on w
+// until the returned function is called. Best effort: without the events
+// (an older supervisor) the trigger still waits silently.
+func showProgress(ctx context.Context, w io.Writer, s broker.Session, id string) (stop func()) {
+	pc, err := ipc.Dial(s.Socket, dialTimeout)
+	if err != nil {
+		return func() {}
+	}
+	sctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	sub, err := pc.Subscribe(sctx, []string{desk.EventProgress})
+	cancel()
+	if err != nil {
+		pc.Close()
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		deferred := false
+		for {
+			ev, err := sub.Next()
+			if err != nil {
+				return
+			}
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if fmt.Sprint(ev.Data["trigger_id"]) != id {
+				continue
+			}
+			switch ev.Data["state"] {
+			case "deferred":
+				deferred = true
+				fmt.Fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
+					id, s.State.Name, ev.Data["message"], ev.Data["error_code"], msTime(ev.Data["gives_up_at"]))
+			case "written":
+				if deferred {
+					fmt.Fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
+				}
+			}
+		}
+	}()
+	var once bool
+	return func() {
+		if once {
+			return
+		}
+		once = true
+		close(quit)
+		sub.Close()
+		<-finished
+	}
+}
+
+// msTime formats an event's unix-ms value (msgpack decodes it as some
+// integer type) as a clock time.
+func msTime(v any) string {
+	ms, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+	if err != nil {
+		return "?"
+	}
+	return time.UnixMilli(ms).Format(time.TimeOnly)
+}
+
+// pendingCommand is `sup pending TARGET`: the session's pending
+// triggers, from any shell.
+func pendingCommand() *cli.Command {
+	return queryCommand("pending", "list a session's pending triggers (cancel one with sup cancel TARGET ID)", ipc.MethodPendingTriggers,
+		func(r ipc.PendingTriggers) { printPending(os.Stdout, r) })
+}
+
+func printPending(w io.Writer, r ipc.PendingTriggers) {
+	if len(r.Triggers) == 0 {
+		fmt.Fprintln(w, "no pending triggers")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTHREAD\tSTATE\tQUEUED\tWHY\tREQUESTER\tPROMPT")
+	for _, t := range r.Triggers {
+		why := "-"
+		if t.Message != "" {
+			why = t.Message
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.TriggerID, t.ThreadID, t.State,
+			time.UnixMilli(t.QueuedAt).Format(time.TimeOnly), why, cmp.Or(t.Requester, "-"), strconv.Quote(t.PromptHead))
+	}
+	tw.Flush()
+}
+
+// cancelCommand is `sup cancel TARGET ID`: take a pending trigger back
+// before it is typed.
+func cancelCommand() *cli.Command {
+	return &cli.Command{
+		Name: "cancel", Usage: "cancel a pending trigger before it is typed (sup pending TARGET lists them)", ArgsUsage: "TARGET TRIGGER_ID",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := targetArgs(cmd, 2); err != nil {
+				return err
+			}
+			id := cmd.Args().Get(1)
+			if id == "" {
+				return fmt.Errorf("cancel: missing TRIGGER_ID (sup pending TARGET lists them)")
+			}
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+				var r ipc.CancelTriggerResult
+				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + currentUser() + " (sup cancel)"}
+				if err := call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
+					return err
+				}
+				if cmd.Bool("json") {
+					return printJSON(os.Stdout, r)
+				}
+				if !r.Cancelled {
+					return fmt.Errorf("cancel: trigger %s of %s: %s", id, s.State.Name, r.Message)
+				}
+				fmt.Printf("cancelled trigger %s of %s: nothing was typed\n", id, s.State.Name)
+				return nil
+			})
+		},
+	}
+}
+
+// currentUser names the user for a requester ("cli:NAME"): $USER, else
+// the passwd entry, else the uid, so the audit never records a bare
+// "cli:" when $USER is unset (a cron job, `env -i`).
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "uid" + strconv.Itoa(os.Getuid())
+}

@@ -1,0 +1,128 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// DocLockDir is the directory, under the runtime dir, of the per-document
+// locks: one supervisor per document (specs/supervisor.md, "One supervisor
+// per document").
+const DocLockDir = "docs"
+
+// DocHolder is what the supervisor holding a document's lock writes into
+// the lock file, so that a second `sup start` can name it.
+type DocHolder struct {
+	SessionID string `json:"session_id"`
+	Name      string `json:"name"`
+	Document  string `json:"document"`
+	SupPID    int    `json:"sup_pid"`
+	TmuxPane  string `json:"tmux_pane"`
+}
+
+// DuplicateError is a `sup start` refused because another supervisor runs
+// for the same document.
+type DuplicateError struct{ Holder DocHolder }
+
+func (e *DuplicateError) Error() string {
+	h := e.Holder
+	pane := h.TmuxPane
+	if pane == "" {
+		pane = "none (not in tmux)"
+	}
+	return fmt.Sprintf("%s is already supervised by session %s (name %s, pane %s, sup pid %d); "+
+		"go to it with `sup pick`, stop it with `sup stop %s`, or pass --duplicate to start a second supervisor anyway",
+		h.Document, h.SessionID, h.Name, pane, h.SupPID, h.SessionID)
+}
+
+// docLockPath is the lock file of document: a hash, since a path can be
+// longer than a file name and holds slashes.
+func docLockPath(runtimeDir, document string) string {
+	sum := sha256.Sum256([]byte(document))
+	return filepath.Join(runtimeDir, DocLockDir, hex.EncodeToString(sum[:12])+".lock")
+}
+
+// claimDocument takes document's lock for the life of this process and
+// writes h into it. The lock is an flock: the kernel drops it when the
+// supervisor dies however it dies (kill -9 included), so a crashed
+// supervisor never blocks the next start, and two starts racing each other
+// cannot both win. The descriptor is close-on-exec: the agent never holds
+// it. A held lock is a *DuplicateError naming the holder. release undoes
+// it (and removes the file while still holding the lock, so a waiting
+// reader never reads a stale holder).
+func claimDocument(runtimeDir string, h DocHolder) (release func(), err error) {
+	path := docLockPath(runtimeDir, h.Document)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("document lock: %w", err)
+	}
+	for attempt := 0; ; attempt++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("document lock: %w", err)
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			// The holder may not have written its facts yet: it takes
+			// the lock first and writes right after, so wait a moment.
+			holder, rerr := readHolder(path)
+			if rerr != nil && attempt < 20 {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			if rerr != nil {
+				holder = DocHolder{SessionID: "?", Name: "?", Document: h.Document}
+			}
+			return nil, &DuplicateError{Holder: holder}
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("document lock %s: %w", path, err)
+		}
+		// A releasing holder unlinks the file under its lock: ours may
+		// be that unlinked inode, so check it is still the one at path.
+		var st, fst unix.Stat_t
+		if unix.Stat(path, &st) != nil || unix.Fstat(int(f.Fd()), &fst) != nil || st.Ino != fst.Ino {
+			f.Close()
+			continue
+		}
+		data, _ := json.Marshal(h) // Cannot fail: plain strings and ints.
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("document lock: %w", err)
+		}
+		if _, err := f.WriteAt(data, 0); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("document lock: %w", err)
+		}
+		return func() {
+			os.Remove(path) // Best effort: the next start recreates it.
+			f.Close()
+		}, nil
+	}
+}
+
+func readHolder(path string) (DocHolder, error) {
+	var h DocHolder
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return h, err
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return h, err
+	}
+	if h.SessionID == "" {
+		return h, errors.New("empty holder")
+	}
+	return h, nil
+}
