@@ -67,6 +67,10 @@ type Session struct {
 
 	counts counters // hooks and activity changes, for `metrics`
 
+	// prompts owns the open prompt's identity and the screen's last
+	// verdict; its lock is taken after s.mu (prompt.go).
+	prompts promptTracker
+
 	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
 
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
@@ -90,9 +94,6 @@ type Session struct {
 	focused        *bool     // the pane's last focus report; nil: none yet
 	focusedAt      time.Time
 	act            *activity.Tracker
-	lastScreen     screenVerdict // the screen classifier's last verdict (explain, answer)
-	promptText     string        // the open prompt's screen text as first seen: part of its id
-	promptTextAt   time.Time     // the PromptSince promptText belongs to
 	exitStatus     int
 	guard          *proc.Guard // nil unless Start made sup the family head
 }

@@ -47,10 +47,11 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		last = time.Now()
 		var res classify.Result
+		var at time.Time
 		if v.lineMode {
 			var again time.Duration
 			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
-			s.noteScreen(res, nil, screen.Snapshot{})
+			at = s.noteScreen(res, nil, screen.Snapshot{})
 			if again > 0 {
 				recheck.Reset(again)
 			}
@@ -61,7 +62,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				continue
 			}
 			res = pack.Classify(snap)
-			s.noteScreen(res, pack, snap)
+			at = s.noteScreen(res, pack, snap)
 			s.setDraft(res.Draft)
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
@@ -79,7 +80,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
-			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
+			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: at})
 	}
 }
 

@@ -154,6 +154,13 @@ func (t *Tracker) Key(at time.Time) {
 // next signal that disagrees applies even within the hook's hold.
 func (t *Tracker) Release(at time.Time) {
 	t.Key(at)
+	t.ReleaseHold()
+}
+
+// ReleaseHold is Release for keys sup typed (an answer): the hook's hold
+// ends as for the human's key, but it is not the human typing, so the
+// operator's quiet window does not restart.
+func (t *Tracker) ReleaseHold() {
 	if t.state.Activity == Busy || t.state.Activity == NeedsConfirmation {
 		t.released = true
 	}

@@ -182,7 +182,12 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		}
 		writeAt := time.Now()
 		j.foreground = d.sess.AckFacts(writeAt).Foreground // a line-mode ack compares against it
-		submitAt, err := d.sess.Write(c, []byte(payload), func(g Gates) bool { return d.open(j, waitFrom, g) })
+		submitAt, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
+			if !d.open(j, waitFrom, g) {
+				return nil, false, ErrGateClosed
+			}
+			return []byte(payload), true, nil
+		})
 		switch {
 		case errors.Is(err, ErrGateClosed):
 			// The gates closed between the look and the write (a dialog
