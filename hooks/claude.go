@@ -17,6 +17,9 @@ var claudeSpec = jsonSpec{
 		{name: "PermissionRequest", matcher: "*"},
 		{name: "Notification"},
 		{name: "Stop"},
+		// A turn ended by an API error (2.1.332+): the session waits on
+		// the human, like a finished turn.
+		{name: "StopFailure"},
 		{name: "SessionEnd"},
 	},
 }

@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -145,21 +146,31 @@ func (p deskPort) Released(at time.Time) { p.s.release(at) }
 
 // AnswerAck: the prompt id is no longer the open one — a hook moved the
 // session on after the answer ("hook"), the screen shows no dialog since
-// it ("screen"), or the tracker moved on ("activity").
+// it ("screen"), or the tracker moved on ("activity"). A dialog the screen
+// no longer shows is gone whatever the profile (a program that reads one
+// key and clears its screen): the activity leaves needs_confirmation with
+// the screen's verdict, unknown when no rule reads the screen.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	s := p.s
 	s.mu.Lock()
 	pr := s.readPrompt(time.Now())
-	sc := s.prompts.lastScreen()
 	s.mu.Unlock()
+	sc := s.prompts.lastScreen()
 	screenGone := sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
 	switch {
-	case pr.id == id:
-		return "", string(pr.st.Activity)
 	case pr.st.Source == activity.SourceHook && pr.st.Since.After(written):
 		return "hook", string(pr.st.Activity)
 	case screenGone:
+		if pr.st.Activity == activity.NeedsConfirmation {
+			s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + cmp.Or(sc.Rule, "answered"),
+				Activity: sc.Activity, Reason: "answered", Stuck: activity.Stuck(sc.Activity), At: sc.At})
+			s.mu.Lock()
+			pr.st = s.act.State(time.Now())
+			s.mu.Unlock()
+		}
 		return "screen", string(pr.st.Activity)
+	case pr.id != id:
+		return "activity", string(pr.st.Activity)
 	}
-	return "activity", string(pr.st.Activity)
+	return "", string(pr.st.Activity)
 }

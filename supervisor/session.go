@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -67,6 +68,8 @@ type Session struct {
 
 	counts counters // hooks and activity changes, for `metrics`
 
+	hookHold time.Duration // the activity tracker's HookHold, for the look when it ends
+
 	// prompts owns the open prompt's identity and the screen's last
 	// verdict; its lock is taken after s.mu (prompt.go).
 	prompts promptTracker
@@ -122,6 +125,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 			HookHold:     pl.Config.Activity.HookHold,
 			UnknownAfter: pl.Profile.UnknownAfter,
 		}),
+		hookHold:  cmp.Or(pl.Config.Activity.HookHold, activity.DefaultHookHold),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,

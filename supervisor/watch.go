@@ -29,8 +29,10 @@ const (
 // instead (lineVerdict), looked at again while it works quietly.
 func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce, busyWindow time.Duration) {
 	var last time.Time
-	recheck := time.NewTimer(time.Hour)
-	recheck.Stop()
+	// The first look comes without output: a child that prints nothing
+	// (a headless cat, a script waiting on input()) is read from its
+	// foreground process too; a busy one is looked at again as it works.
+	recheck := time.NewTimer(lineRecheckMin)
 	defer recheck.Stop()
 	quietPoll := lineRecheckMin
 	for {
@@ -49,11 +51,23 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		var res classify.Result
 		var at time.Time
 		if v.lineMode {
-			var again time.Duration
-			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
-			at = s.noteScreen(res, nil, screen.Snapshot{})
-			if again > 0 {
-				recheck.Reset(again)
+			// A question the pack's rules read outranks the kernel's
+			// word: blocked reading its terminal, the program waits for
+			// that answer, not for any line.
+			if pack.HasRules() {
+				if snap := v.model.Snapshot(); !snap.InFrame {
+					if res = pack.Classify(snap); res.Matched {
+						at = s.noteScreen(res, pack, snap)
+					}
+				}
+			}
+			if !res.Matched {
+				var again time.Duration
+				res, again = s.lineVerdict(c, busyWindow, &quietPoll)
+				at = s.noteScreen(res, nil, screen.Snapshot{})
+				if again > 0 {
+					recheck.Reset(again)
+				}
 			}
 		} else {
 			snap := v.model.Snapshot()
@@ -73,15 +87,34 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 		}
 		if res.Activity == activity.Ready {
+			d := debounce
+			if s.activityNow() == activity.NeedsConfirmation {
+				// From a prompt the screen goes to ready when the prompt
+				// was declined; the ready between two bursts of a turn
+				// the debounce guards against cannot follow a dialog.
+				d = min(d, promptDebounce)
+			}
 			quiet := time.Since(s.lastOutputAt())
-			if quiet < debounce {
-				recheck.Reset(debounce - quiet)
+			if quiet < d {
+				recheck.Reset(d - quiet)
 				continue
 			}
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
-			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: at})
+			Reason: res.Reason, Summary: res.Summary, Stuck: activity.StuckFor(res.Activity, res.Reason), At: at})
 	}
+}
+
+// promptDebounce is the ready debounce when the activity is
+// needs_confirmation: a declined prompt reads ready within a second
+// (specs/detection.md, "Hook hold").
+const promptDebounce = 250 * time.Millisecond
+
+// activityNow is the tracker's activity.
+func (s *Session) activityNow() activity.Activity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.act.State(time.Now()).Activity
 }
 
 // unrecognized applies the tracker's fallback to a screen no rule read;

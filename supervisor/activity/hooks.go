@@ -52,10 +52,14 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 		}
 	case "Stop", "agent-turn-complete", "AfterAgent":
 		s.Activity, s.Reason, s.Summary = Ready, "stopped", FirstLine(e.Message)
+	case "StopFailure":
+		// Claude Code: the turn ended on an API error (its message is the
+		// summary); the agent waits on the human.
+		s.Activity, s.Reason, s.Summary = Error, "api_error", FirstLine(e.Message)
 	default:
 		return Signal{}, false
 	}
-	s.Stuck = Stuck(s.Activity)
+	s.Stuck = StuckFor(s.Activity, s.Reason)
 	return s, true
 }
 

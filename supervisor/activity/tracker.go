@@ -20,7 +20,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.HookHold <= 0 {
-		c.HookHold = 3 * time.Second
+		c.HookHold = DefaultHookHold
 	}
 	if c.QuietWindow <= 0 {
 		c.QuietWindow = 20 * time.Second
@@ -30,6 +30,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultHookHold is Config.HookHold's default.
+const DefaultHookHold = 3 * time.Second
 
 // Tracker holds one session's activity. Not safe for concurrent use: the
 // supervisor guards it.
