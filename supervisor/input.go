@@ -205,7 +205,16 @@ func (s *Session) release(at time.Time) {
 	s.mu.Lock()
 	s.act.ReleaseHold()
 	s.mu.Unlock()
+	s.answered.Store(at.UnixNano())
 	s.lookAgain()
+}
+
+// answeredAt is when sup last typed an answer (zero: never).
+func (s *Session) answeredAt() time.Time {
+	if ns := s.answered.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 // lookAgain makes the foreground rule and the screen look again, though

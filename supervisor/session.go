@@ -65,6 +65,7 @@ type Session struct {
 	in         inputRouter
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
+	answered   atomic.Int64         // unix ns of sup's last answer into a prompt (answeredAt)
 
 	counts counters // hooks and activity changes, for `metrics`
 

@@ -94,6 +94,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				// the debounce guards against cannot follow a dialog.
 				d = min(d, promptDebounce)
 			}
+			d = s.afterAnswer(d, s.lastOutputAt())
 			quiet := time.Since(s.lastOutputAt())
 			if quiet < d {
 				recheck.Reset(d - quiet)
@@ -109,6 +110,17 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 // needs_confirmation: a declined prompt reads ready within a second
 // (specs/detection.md, "Hook hold").
 const promptDebounce = 250 * time.Millisecond
+
+// afterAnswer shortens a wait on quiet output to promptDebounce when the
+// output is the program's reaction to an answer sup typed (the dialog
+// clearing, the answer's echo): whether it waits again is due sooner
+// than after a burst of its own work (specs/detection.md, "Hook hold").
+func (s *Session) afterAnswer(wait time.Duration, lastOut time.Time) time.Duration {
+	if ans := s.answeredAt(); !ans.IsZero() && !lastOut.Before(ans) && lastOut.Sub(ans) < wait {
+		return min(wait, promptDebounce)
+	}
+	return wait
+}
 
 // activityNow is the tracker's activity.
 func (s *Session) activityNow() activity.Activity {
@@ -162,6 +174,10 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 	if err != nil {
 		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
 	}
+	if busyWindow <= 0 {
+		busyWindow = foreground.DefaultBusyWindow
+	}
+	busyWindow = s.afterAnswer(busyWindow, lastOut)
 	v := foreground.Decide(facts, lastOut, now, busyWindow)
 	s.mu.Lock()
 	s.lastForeground = lineLook{facts, v}
@@ -173,11 +189,7 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 		return res, 0
 	case v.Rule == foreground.RuleRecentOutput:
 		*poll = lineRecheckMin
-		window := busyWindow
-		if window <= 0 {
-			window = foreground.DefaultBusyWindow
-		}
-		again = lastOut.Add(window).Sub(now) + time.Millisecond
+		again = lastOut.Add(busyWindow).Sub(now) + time.Millisecond
 	default:
 		again = *poll
 		*poll = min(2**poll, lineRecheckMax)

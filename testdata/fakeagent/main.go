@@ -65,7 +65,8 @@
 //	                      the options "  1. Yes" / "  2. No" below it and
 //	                      the title "[?] Q"; a key y, n or a digit answers
 //	                      it: "answered: <key>" and the title "[>] idle";
-//	                      with -reask DUR it asks again DUR later
+//	                      with -reask DUR it asks again DUR later; with
+//	                      -options=false it lists no options
 //	-flood N              after ready, write N bytes of printable lines (79
 //	                      characters and '\n') as fast as possible, then print
 //	                      "fakeagent flood done" and exit 0; the pty adds a
@@ -124,6 +125,7 @@ var (
 	flagAck        = flag.Bool("ack", false, "with -raw, print ACK_TRIGGER:<id> when a trigger envelope is submitted")
 	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
 	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
+	flagOptions    = flag.Bool("options", true, "with -confirm, list the numbered options under the question")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
 	rawState       *term.State
@@ -287,8 +289,10 @@ func ask() {
 	asking.Store(true)
 	write("\x1b]0;[?] " + *flagConfirm + "\a")
 	say("Allow " + *flagConfirm + "? [y/n]")
-	say("  1. Yes")
-	say("  2. No")
+	if *flagOptions {
+		say("  1. Yes")
+		say("  2. No")
+	}
 }
 
 // confirm answers an open question with the first answer key in p.
