@@ -156,7 +156,7 @@ func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	pr := s.readPrompt(time.Now())
 	s.mu.Unlock()
 	sc := s.prompts.lastScreen()
-	screenGone := sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
+	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
 	switch {
 	case pr.st.Source == activity.SourceHook && pr.st.Since.After(written):
 		return "hook", string(pr.st.Activity)

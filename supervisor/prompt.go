@@ -41,6 +41,7 @@ type promptTracker struct {
 	cur struct {
 		since time.Time // the prompt's appearance the id belongs to
 		id    string
+		shown bool // the screen has shown it
 	}
 }
 
@@ -79,6 +80,15 @@ type openPrompt struct {
 	shownAt time.Time
 }
 
+// shown reports whether the screen has shown the prompt id: only then
+// does a look without it say the dialog is gone (the look before a hook's
+// dialog is drawn says nothing about it).
+func (t *promptTracker) shown(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return id != "" && t.cur.id == id && t.cur.shown
+}
+
 // open reads the open prompt given the activity tracker's state st.
 func (t *promptTracker) open(st activity.State) openPrompt {
 	t.mu.Lock()
@@ -106,8 +116,9 @@ func (t *promptTracker) open(st activity.State) openPrompt {
 		return openPrompt{}
 	}
 	if !t.cur.since.Equal(since) || t.cur.id == "" {
-		t.cur.since, t.cur.id = since, activity.PromptID(st.Reason, st.Summary, "", since)
+		t.cur.since, t.cur.id, t.cur.shown = since, activity.PromptID(st.Reason, st.Summary, "", since), false
 	}
+	t.cur.shown = t.cur.shown || seen
 	p := openPrompt{id: t.cur.id, since: since}
 	if seen && sc.Activity == activity.NeedsConfirmation {
 		p.shownAt = t.episode

@@ -88,11 +88,7 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	if c == nil {
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: no agent is running")
 	}
-	if pr := d.sess.Prompt(time.Now()); !pr.ShownAt.IsZero() {
-		if wait := AnswerSettle - time.Since(pr.ShownAt); wait > 0 {
-			time.Sleep(wait)
-		}
-	}
+	a.settle(ctx, c)
 	var keys string
 	var submit bool
 	// check runs under the session's input lock, right before the write:
@@ -155,6 +151,35 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	}
 	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary,
 		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
+}
+
+// AnswerDrawWait bounds how long an answer waits for the screen to show a
+// dialog a hook reported before it was drawn (Claude's PermissionRequest
+// comes 0.2–1 s before its dialog): keys typed before the dialog exists
+// may land in the input box instead, and the screen's look before the
+// dialog would read as the dialog gone. A dialog no screen rule reads is
+// answered when the wait is over.
+const AnswerDrawWait = 2 * time.Second
+
+// settle waits until the open prompt is on the screen (at most
+// AnswerDrawWait) and has been for AnswerSettle.
+func (a *answering) settle(ctx context.Context, c Child) {
+	deadline := time.Now().Add(AnswerDrawWait)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pr := a.d.sess.Prompt(time.Now())
+		if pr.ID == "" || !pr.ShownAt.IsZero() && time.Since(pr.ShownAt) >= AnswerSettle || pr.ShownAt.IsZero() && time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-c.Done():
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // AnswerBusy is the answer's operator gate: the human may be answering
