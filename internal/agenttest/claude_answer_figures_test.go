@@ -47,9 +47,12 @@ func TestClaudeAnswerFigures(t *testing.T) {
 		no = append(no, time.Since(start))
 		a.WaitScreen(ClaudeReady)
 		// Claude Code sends the rejection with the next message, which
-		// the stand-in answers without a tool: spend it on a filler.
-		a.Type("SAY filler")
-		next("ready")
+		// the stand-in answers without a tool: spend it on a filler
+		// trigger (delivered: sup let it through after the no).
+		if out, err := a.SupCmd("trigger", "--id", fmt.Sprintf("filler-%d", i), a.Doc, "filler"); err != nil {
+			t.Fatalf("the filler trigger: %s %v", out, err)
+		}
+		testutil.WaitUntil(t, 30*time.Second, "the filler turn to end", func() bool { return a.State().Activity == "ready" })
 		a.WaitScreen(ClaudeReady)
 	}
 	slices.Sort(no)
