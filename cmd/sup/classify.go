@@ -69,8 +69,11 @@ func classifyCommand() *cli.Command {
 			if snap.InFrame {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
-			if !pack.HasRules() {
+			switch {
+			case !pack.HasRules():
 				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
+			case pack.OnlyPrompts() && !res.Matched:
+				fmt.Fprintf(os.Stderr, "sup classify: note: profile %s's rules only name prompts; the supervisor reads its other activity from the pty's foreground process\n", name)
 			}
 			if cmd.Bool("json") {
 				out := struct {
