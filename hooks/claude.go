@@ -21,6 +21,9 @@ var claudeSpec = jsonSpec{
 		{name: "Elicitation"},
 		{name: "PermissionDenied", matcher: "*"},
 		{name: "Stop"},
+		// A turn ended by an API error (2.1.332+): the session waits on
+		// the human, like a finished turn.
+		{name: "StopFailure"},
 		{name: "SessionEnd"},
 	},
 }

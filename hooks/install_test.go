@@ -244,7 +244,7 @@ func TestPartialCompleted(t *testing.T) {
 }
 `)
 	p, _ := install(t, env, Target{Agent: Claude, Scope: User}, Options{})
-	want := "add UserPromptSubmit, PreToolUse, PostToolUse, PermissionRequest, Notification, Elicitation, PermissionDenied, SessionEnd; " +
+	want := "add UserPromptSubmit, PreToolUse, PostToolUse, PermissionRequest, Notification, Elicitation, PermissionDenied, StopFailure, SessionEnd; " +
 		"point Stop at /opt/sup/bin/sup hook --agent claude; drop duplicate sup entries of SessionStart"
 	if p.Changes[0].Summary != want {
 		t.Fatalf("summary %q", p.Changes[0].Summary)

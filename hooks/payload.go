@@ -56,6 +56,11 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 	if p.Message == "" {
 		p.Message = str(raw["message"])
 	}
+	if p.Event == "StopFailure" {
+		// Claude Code: the turn ended on an API error; its details say
+		// which, and are the summary the human reads in the queue.
+		p.Message = strings.TrimSpace(strings.Join([]string{str(raw["error_details"]), p.Message, str(raw["error"])}, "\n"))
+	}
 	if in, ok := raw["tool_input"].(map[string]any); ok {
 		p.Command = str(in["command"])
 		if p.Command == "" {

@@ -42,7 +42,7 @@ func TestStatus(t *testing.T) {
 		return s.Exists && slices.Equal(s.Commands, []string{sup + " hook --agent claude"}) && s.Problem == ""
 	})
 	check("claude project hooks", Partial, func(s FileStatus) bool {
-		return len(s.Missing) == 9 && !slices.Contains(s.Missing, "Stop") && s.Path == filepath.Join(proj, ".claude", "settings.json")
+		return len(s.Missing) == 10 && !slices.Contains(s.Missing, "Stop") && s.Path == filepath.Join(proj, ".claude", "settings.json")
 	})
 	check("codex user notify", Conflict, func(s FileStatus) bool { return strings.Contains(s.Problem, "notify-send") })
 	check("codex user hooks", Malformed, func(s FileStatus) bool { return strings.Contains(s.Problem, "hooks.json:3:") })

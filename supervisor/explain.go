@@ -29,27 +29,21 @@ type screenVerdict struct {
 	Process bool
 }
 
-// noteScreen records a classification of snap.
-func (s *Session) noteScreen(res classify.Result, pack *classify.Pack, snap screen.Snapshot) {
+// noteScreen records a classification of snap with the prompt tracker
+// and returns when it was made: a screen signal carries that time, so the
+// tracker's prompt and the screen's dialog begin at the same instant.
+func (s *Session) noteScreen(res classify.Result, pack *classify.Pack, snap screen.Snapshot) time.Time {
 	now := time.Now()
 	var lines []string
 	if res.Matched && pack != nil && pack.HasRules() {
 		lines = pack.MatchedLines(snap, res.Rule)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	prev := s.lastScreen
 	v := screenVerdict{Rule: res.Rule, Activity: res.Activity, Lines: lines, At: now, Process: pack == nil || !pack.HasRules()}
 	if !res.Matched {
 		v.Activity = activity.Unknown
 	}
-	if v.Activity == activity.NeedsConfirmation {
-		v.PromptAt = prev.PromptAt
-		if prev.Activity != activity.NeedsConfirmation || prev.PromptAt.IsZero() {
-			v.PromptAt = now
-		}
-	}
-	s.lastScreen = v
+	s.prompts.noteScreen(v)
+	return now
 }
 
 func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error) {
@@ -63,7 +57,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 	st := s.act.State(now)
 	r := ipc.ExplainResult{
 		Activity: string(st.Activity), Reason: st.Reason, Summary: st.Summary, Source: st.Source.String(), Rule: st.Rule,
-		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.openPrompt(now).id,
+		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.readPrompt(now).id,
 		WaitingSince: unixMilli(st.WaitingSince), SkipUntil: unixMilli(st.SkipUntil),
 		OperatorBusy: st.OperatorBusy || s.draft != "", LastInputAt: unixMilli(st.LastInputAt), Draft: s.draft,
 		LastOutputAt: unixMilli(s.lastOutputAt()), Signals: []ipc.ExplainSignal{}, Progress: s.explainProgress(stallAfter),
@@ -74,7 +68,8 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 			Summary: sig.Summary, At: unixMilli(sig.At), Decided: sig.Source == st.Source && sig.Rule == st.Rule,
 		})
 	}
-	if v := s.lastScreen; !v.At.IsZero() {
+	sc := s.prompts.lastScreen()
+	if v := sc; !v.At.IsZero() {
 		r.Screen = &ipc.ExplainScreen{Rule: v.Rule, Activity: string(v.Activity), Lines: v.Lines, At: v.At.UnixMilli()}
 		if r.Screen.Lines == nil {
 			r.Screen.Lines = []string{}
@@ -85,7 +80,7 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 		r.Focused = &f
 	}
 	r.Model = s.modelExplain()
-	process, look := s.lastScreen.Process, s.lastForeground
+	process, look := sc.Process, s.lastForeground
 	s.mu.Unlock()
 	if c != nil && process {
 		fg, _ := proc.Foreground(c.Master()) // Best effort: 0 says unknown.

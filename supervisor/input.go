@@ -84,7 +84,8 @@ func (r *inputRouter) unprompt() {
 	r.mu.Unlock()
 }
 
-// errNoChild is returned by inject between runs.
+// errNoChild is returned by a write between runs, or once the child it
+// was meant for is no longer the running one.
 var errNoChild = errors.New("no child is running")
 
 // inject writes data, then (submit) a separate "\r" after delay: agents
@@ -92,7 +93,7 @@ var errNoChild = errors.New("no child is running")
 // becomes a newline instead of a submit. A write that cannot finish within
 // timeout (the child stopped reading) fails instead of wedging the caller.
 func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Duration) (int, error) {
-	n, _, err := r.write(nil, data, submit, delay, timeout, nil)
+	n, _, err := r.write(nil, delay, timeout, func() ([]byte, bool, error) { return data, submit, nil })
 	return n, err
 }
 
@@ -100,45 +101,43 @@ func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Durat
 // master is still the running child's (a reply meant for a child that
 // ended must not reach its successor).
 func (r *inputRouter) replyTo(master *os.File, data []byte) {
-	r.write(master, data, false, 0, replyTimeout, nil) // Best effort: the child may be gone.
+	r.write(master, 0, replyTimeout, func() ([]byte, bool, error) { return data, false, nil }) // Best effort: the child may be gone.
 }
 
-// replyTimeout bounds a reply into a child that does not read its input.
+// replyTo's bound on a reply into a child that does not read its input.
 const replyTimeout = time.Second
 
-// errGateClosed is what deliverTo returns when allow said no.
-var errGateClosed = errors.New("gate closed")
-
-// deliverTo is inject of a trigger into one child only: it fails with
-// errNoChild once master is no longer the running child's, so a delivery
-// meant for a child that ended never types into its successor; and with
-// errGateClosed, writing nothing, unless allow says yes under the lock,
-// right before the first byte, so no key and no write can come between
-// the check and the paste. It returns when the "\r" went.
-func (r *inputRouter) deliverTo(master *os.File, data []byte, delay, timeout time.Duration, allow func() bool) (time.Time, error) {
-	_, at, err := r.write(master, data, true, delay, timeout, allow)
-	return at, err
-}
-
-func (r *inputRouter) write(want *os.File, data []byte, submit bool, delay, timeout time.Duration, allow func() bool) (int, time.Time, error) {
+// write is the one write of keys into the child's pty (injections,
+// triggers, answers and sup's terminal replies; the pane's own keys go
+// through route, under the same lock). Under the router's lock, so no key
+// from the pane and no other write lands in between, it calls check,
+// which says what to write — data, and whether a separate "\r" follows
+// after delay — or refuses with an error returned as is, nothing written.
+// want, when not nil, is the child the write is meant for: once it is not
+// the running child's master the write fails with errNoChild, so a write
+// meant for a child that ended never types into its successor. A write
+// that cannot finish within timeout fails with os.ErrDeadlineExceeded. at
+// is when the last byte went (the "\r" when submitting).
+func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check func() ([]byte, bool, error)) (n int, at time.Time, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.master == nil || (want != nil && r.master != want) {
 		return 0, time.Time{}, errNoChild
 	}
-	if allow != nil && !allow() {
-		return 0, time.Time{}, errGateClosed
+	data, submit, err := check()
+	if err != nil {
+		return 0, time.Time{}, err
 	}
 	r.master.SetWriteDeadline(time.Now().Add(timeout)) // Best effort: a pollable master supports it.
 	defer r.master.SetWriteDeadline(time.Time{})
-	n, err := r.master.Write(data)
+	n, err = r.master.Write(data)
 	if err != nil || !submit {
 		return n, time.Now(), err
 	}
 	if len(data) > 0 && delay > 0 {
 		time.Sleep(delay)
 	}
-	at := time.Now()
+	at = time.Now()
 	m, err := r.master.Write([]byte{'\r'})
 	return n + m, at, err
 }
@@ -196,8 +195,34 @@ func (s *Session) keyPressed(at time.Time, interrupt bool) {
 		s.act.Key(at)
 	}
 	s.mu.Unlock()
+	s.lookAgain()
+}
+
+// release ends the hook's hold for keys sup typed into a prompt (an
+// answer, from any client): the same as the pane's answering key, but
+// not the human typing.
+func (s *Session) release(at time.Time) {
+	s.mu.Lock()
+	s.act.ReleaseHold()
+	s.mu.Unlock()
+	s.answered.Store(at.UnixNano())
+	s.lookAgain()
+}
+
+// answeredAt is when sup last typed an answer (zero: never).
+func (s *Session) answeredAt() time.Time {
+	if ns := s.answered.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
+// lookAgain makes the foreground rule and the screen look again, though
+// the screen may not change: a verdict the tracker set aside (a hook's
+// hold) is only applied when a look produces it again.
+func (s *Session) lookAgain() {
 	if v := s.view.Load(); v != nil {
-		v.idle() // the foreground rule and the screen look again
+		v.idle()
 	}
 }
 

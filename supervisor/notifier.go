@@ -128,7 +128,7 @@ func (s *Session) paneWatched() bool {
 func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 	s.mu.Lock()
 	st := s.act.State(f.Now)
-	id := s.openPrompt(f.Now).id
+	id := s.readPrompt(f.Now).id
 	name, sessionID := s.plan.Name, s.plan.SessionID
 	s.mu.Unlock()
 	waited := f.Now.Sub(f.WaitingSince)

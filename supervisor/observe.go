@@ -22,6 +22,12 @@ func (s *Session) observe(sig activity.Signal) {
 		s.publishActivity(st)
 		s.desk.Poke()
 	}
+	if changed && sig.Source == activity.SourceHook {
+		// When the hook's hold ends the screen is read again: a verdict
+		// set aside during the hold (a prompt declined in the pane, which
+		// fires no hook) would otherwise wait for the screen to change.
+		time.AfterFunc(s.hookHold+10*time.Millisecond, s.lookAgain)
+	}
 }
 
 // lifecycleSignal is what the child's lifecycle says about activity: a

@@ -27,8 +27,8 @@ func TestUnitProfileClassify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shell == nil || shell.HasRules() {
-		t.Errorf("shell: want an empty pack (the foreground process decides), got %+v", shell)
+	if shell == nil || !shell.OnlyPrompts() {
+		t.Errorf("shell: want a pack of prompt rules only (the foreground process decides the rest), got %+v", shell)
 	}
 
 	unitWriteProfile(t, configDir, "claude", "classify:\n  rules:\n    - {name: mine, activity: busy, screen: working}\n")

@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -65,9 +66,16 @@ type Session struct {
 	view       atomic.Pointer[view] // the screen of the current (or last) child
 	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
 	outBytes   atomic.Int64         // bytes the children wrote in all (the loop guard's line-mode progress)
+	answered   atomic.Int64         // unix ns of sup's last answer into a prompt (answeredAt)
 
 	counts counters     // hooks and activity changes, for `metrics`
 	model  *modelReader // the opt-in model reader (model.go); nil: off
+
+	hookHold time.Duration // the activity tracker's HookHold, for the look when it ends
+
+	// prompts owns the open prompt's identity and the screen's last
+	// verdict; its lock is taken after s.mu (prompt.go).
+	prompts promptTracker
 
 	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
 
@@ -93,9 +101,6 @@ type Session struct {
 	focused        *bool     // the pane's last focus report; nil: none yet
 	focusedAt      time.Time
 	act            *activity.Tracker
-	lastScreen     screenVerdict // the screen classifier's last verdict (explain, answer)
-	promptText     string        // the open prompt's screen text as first seen: part of its id
-	promptTextAt   time.Time     // the PromptSince promptText belongs to
 	exitStatus     int
 	guard          *proc.Guard // nil unless Start made sup the family head
 }
@@ -124,6 +129,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 			HookHold:     pl.Config.Activity.HookHold,
 			UnknownAfter: pl.Profile.UnknownAfter,
 		}),
+		hookHold:  cmp.Or(pl.Config.Activity.HookHold, activity.DefaultHookHold),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,

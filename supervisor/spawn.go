@@ -68,7 +68,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
 	c.Resumed = resumed
-	v := newView(int(size.Cols), int(size.Rows), pack == nil || !pack.HasRules())
+	v := newView(int(size.Cols), int(size.Rows), pack == nil || !pack.HasRules() || pack.OnlyPrompts())
 	if !s.term.inTTY {
 		v.replies = newReplies(v.model)
 	}

@@ -80,6 +80,8 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	running := s.child != nil
 	g := desk.Gates{
 		OperatorBusy: st.OperatorBusy || s.draft != "",
+		LastKey:      st.LastInputAt,
+		Draft:        s.draft != "",
 		// Unknown is never deliverable: a screen no rule recognises may
 		// be a dialog, and a paste with an Enter would answer it.
 		// Nor is a model's reading: only a rule or a hook makes a screen
@@ -137,15 +139,12 @@ func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
 	return c, mode, code, nil
 }
 
-func (p deskPort) Write(c desk.Child, payload []byte, allow func(desk.Gates) bool) (time.Time, error) {
+func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, error)) (time.Time, error) {
 	s := p.s
-	at, err := s.in.deliverTo(c.(*proc.Child).Master(), payload, s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
-		func() bool { return allow(p.Gates(time.Now())) })
-	switch {
-	case errors.Is(err, errNoChild):
+	_, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
+		func() ([]byte, bool, error) { return check(p.Gates(time.Now())) })
+	if errors.Is(err, errNoChild) {
 		return at, desk.ErrChildGone
-	case errors.Is(err, errGateClosed):
-		return at, desk.ErrGateClosed
 	}
 	return at, err
 }

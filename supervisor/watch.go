@@ -29,8 +29,10 @@ const (
 // instead (lineVerdict), looked at again while it works quietly.
 func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce, busyWindow time.Duration) {
 	var last time.Time
-	recheck := time.NewTimer(time.Hour)
-	recheck.Stop()
+	// The first look comes without output: a child that prints nothing
+	// (a headless cat, a script waiting on input()) is read from its
+	// foreground process too; a busy one is looked at again as it works.
+	recheck := time.NewTimer(lineRecheckMin)
 	defer recheck.Stop()
 	quietPoll := lineRecheckMin
 	for {
@@ -47,13 +49,26 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		last = time.Now()
 		var res classify.Result
+		var at time.Time
 		var snap screen.Snapshot
 		if v.lineMode {
-			var again time.Duration
-			res, again = s.lineVerdict(c, busyWindow, &quietPoll)
-			s.noteScreen(res, nil, screen.Snapshot{})
-			if again > 0 {
-				recheck.Reset(again)
+			// A question the pack's rules read outranks the kernel's
+			// word: blocked reading its terminal, the program waits for
+			// that answer, not for any line.
+			if pack.HasRules() {
+				if snap := v.model.Snapshot(); !snap.InFrame {
+					if res = pack.Classify(snap); res.Matched {
+						at = s.noteScreen(res, pack, snap)
+					}
+				}
+			}
+			if !res.Matched {
+				var again time.Duration
+				res, again = s.lineVerdict(c, busyWindow, &quietPoll)
+				at = s.noteScreen(res, nil, screen.Snapshot{})
+				if again > 0 {
+					recheck.Reset(again)
+				}
 			}
 		} else {
 			snap = v.model.Snapshot()
@@ -62,7 +77,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				continue
 			}
 			res = pack.Classify(snap)
-			s.noteScreen(res, pack, snap)
+			at = s.noteScreen(res, pack, snap)
 			s.setDraft(res.Draft)
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
@@ -76,14 +91,22 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 		}
 		if res.Activity == activity.Ready {
+			d := debounce
+			if s.activityNow() == activity.NeedsConfirmation {
+				// From a prompt the screen goes to ready when the prompt
+				// was declined; the ready between two bursts of a turn
+				// the debounce guards against cannot follow a dialog.
+				d = min(d, promptDebounce)
+			}
+			d = s.afterAnswer(d, s.lastOutputAt())
 			quiet := time.Since(s.lastOutputAt())
-			if quiet < debounce {
-				recheck.Reset(debounce - quiet)
+			if quiet < d {
+				recheck.Reset(d - quiet)
 				continue
 			}
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
-			Reason: res.Reason, Summary: res.Summary, Stuck: activity.Stuck(res.Activity), At: time.Now()})
+			Reason: res.Reason, Summary: res.Summary, Stuck: activity.StuckFor(res.Activity, res.Reason), At: at})
 		if !v.lineMode {
 			// After the rule's word is in: a dialog without a summary
 			// may ask the model for one (model.go).
@@ -92,6 +115,29 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			}
 		}
 	}
+}
+
+// promptDebounce is the ready debounce when the activity is
+// needs_confirmation: a declined prompt reads ready within a second
+// (specs/detection.md, "Hook hold").
+const promptDebounce = 250 * time.Millisecond
+
+// afterAnswer shortens a wait on quiet output to promptDebounce when the
+// output is the program's reaction to an answer sup typed (the dialog
+// clearing, the answer's echo): whether it waits again is due sooner
+// than after a burst of its own work (specs/detection.md, "Hook hold").
+func (s *Session) afterAnswer(wait time.Duration, lastOut time.Time) time.Duration {
+	if ans := s.answeredAt(); !ans.IsZero() && !lastOut.Before(ans) && lastOut.Sub(ans) < wait {
+		return min(wait, promptDebounce)
+	}
+	return wait
+}
+
+// activityNow is the tracker's activity.
+func (s *Session) activityNow() activity.Activity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.act.State(time.Now()).Activity
 }
 
 // How often a program that works without printing is looked at again: from
@@ -124,6 +170,10 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 	if err != nil {
 		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
 	}
+	if busyWindow <= 0 {
+		busyWindow = foreground.DefaultBusyWindow
+	}
+	busyWindow = s.afterAnswer(busyWindow, lastOut)
 	v := foreground.Decide(facts, lastOut, now, busyWindow)
 	s.mu.Lock()
 	s.lastForeground = lineLook{facts, v}
@@ -135,11 +185,7 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 		return res, 0
 	case v.Rule == foreground.RuleRecentOutput:
 		*poll = lineRecheckMin
-		window := busyWindow
-		if window <= 0 {
-			window = foreground.DefaultBusyWindow
-		}
-		again = lastOut.Add(window).Sub(now) + time.Millisecond
+		again = lastOut.Add(busyWindow).Sub(now) + time.Millisecond
 	default:
 		again = *poll
 		*poll = min(2**poll, lineRecheckMax)

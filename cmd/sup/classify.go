@@ -90,8 +90,11 @@ func classifyCommand() *cli.Command {
 			if snap.InFrame {
 				fmt.Fprintln(os.Stderr, "sup classify: note: the input ends inside a synchronized-output frame (?2026): the screen may be half drawn")
 			}
-			if pack != nil && !pack.HasRules() {
+			switch {
+			case pack != nil && !pack.HasRules():
 				errf("sup classify: note: profile %s has no screen rules; the supervisor reads its activity from the pty's foreground process instead\n", name)
+			case pack != nil && pack.OnlyPrompts() && !res.Matched:
+				errf("sup classify: note: profile %s's rules only name prompts; the supervisor reads its other activity from the pty's foreground process\n", name)
 			}
 			if cmd.Bool("json") {
 				out := struct {

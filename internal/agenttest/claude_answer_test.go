@@ -130,7 +130,10 @@ func TestClaudeAnswer(t *testing.T) {
 
 	t.Run("operator_busy", func(t *testing.T) {
 		id, file := openClaudePrompt(t, a, "busy.txt")
-		a.Keys("Down") // the human is at the dialog
+		a.Keys("Down") // the human is at the dialog, after it appeared
+		// The gate counts only keys after the prompt appeared (issue 22):
+		// wait for this one to reach sup.
+		testutil.WaitUntil(t, 5*time.Second, "the key to reach sup", func() bool { return a.State().OperatorBusy })
 		_, code, err := answer(a, "--expect", id, a.Doc, "yes")
 		if code != 3 || err == nil || !strings.Contains(err.Error(), "OPERATOR_BUSY") {
 			t.Fatalf("an answer while the human types: exit %d %v, want 3 OPERATOR_BUSY", code, err)

@@ -53,8 +53,9 @@ func NewRig(t testing.TB, configYAML string) *Rig {
 
 // FakeAgentProfile is the claude profile overlay under which a rig's fake
 // agents run (NewRig writes it; a rig of its own, such as one for another
-// user, writes it too): their screen stays unknown for the test's life.
-const FakeAgentProfile = "unknown_after: 1m\n"
+// user, writes it too): their screen stays unknown for the test's life,
+// and `sup start DOC -- fakeagent` picks it by the program's name.
+const FakeAgentProfile = "unknown_after: 1m\ncommands: [claude, fakeagent]\n"
 
 // Write writes content to rel, a path under the rig's dir, and returns the
 // full path.

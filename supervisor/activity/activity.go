@@ -86,3 +86,14 @@ type State struct {
 // signals say it themselves: a halted session (activity error) is stuck, a
 // child sup is about to restart is not.
 func Stuck(a Activity) bool { return a == Ready || a == NeedsConfirmation }
+
+// StuckFor is Stuck for a signal that names its reason: an error ended
+// the turn (an API error, a rate limit, a StopFailure hook) and the agent
+// waits on the human like a finished turn, unless it says it is retrying
+// by itself (reason retrying).
+func StuckFor(a Activity, reason string) bool {
+	return Stuck(a) || (a == Error && reason != ReasonRetrying)
+}
+
+// ReasonRetrying is the reason of an error the agent retries by itself.
+const ReasonRetrying = "retrying"

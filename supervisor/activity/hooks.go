@@ -71,10 +71,14 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 		// call; the model is told and the turn goes on, so it is work,
 		// not a wait (specs/detection.md, "Hooks").
 		s.Activity, s.Reason, s.Summary = Busy, "denied", permissionSummary(e)
+	case "StopFailure":
+		// Claude Code: the turn ended on an API error (its message is the
+		// summary); the agent waits on the human.
+		s.Activity, s.Reason, s.Summary = Error, "api_error", FirstLine(e.Message)
 	default:
 		return Signal{}, false
 	}
-	s.Stuck = Stuck(s.Activity)
+	s.Stuck = StuckFor(s.Activity, s.Reason)
 	return s, true
 }
 

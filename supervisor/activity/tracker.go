@@ -20,7 +20,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.HookHold <= 0 {
-		c.HookHold = 3 * time.Second
+		c.HookHold = DefaultHookHold
 	}
 	if c.QuietWindow <= 0 {
 		c.QuietWindow = 20 * time.Second
@@ -30,6 +30,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultHookHold is Config.HookHold's default.
+const DefaultHookHold = 3 * time.Second
 
 // Tracker holds one session's activity. Not safe for concurrent use: the
 // supervisor guards it.
@@ -169,6 +172,13 @@ func (t *Tracker) Key(at time.Time) {
 // next signal that disagrees applies even within the hook's hold.
 func (t *Tracker) Release(at time.Time) {
 	t.Key(at)
+	t.ReleaseHold()
+}
+
+// ReleaseHold is Release for keys sup typed (an answer): the hook's hold
+// ends as for the human's key, but it is not the human typing, so the
+// operator's quiet window does not restart.
+func (t *Tracker) ReleaseHold() {
 	if t.state.Activity == Busy || t.state.Activity == NeedsConfirmation {
 		t.released = true
 	}

@@ -327,10 +327,38 @@ func TestCorpusRuleVariants(t *testing.T) {
 	}
 }
 
+// TestUnitShellPack: the shell pack only names questions (so the kernel
+// still says busy or ready), on the last non-blank line, with the question
+// as summary; a line that merely mentions one is not one.
 func TestUnitShellPack(t *testing.T) {
 	p := builtinPack(t, "shell")
-	if p.HasRules() || p.HasInput() {
-		t.Errorf("the shell pack has rules: the supervisor must fall back to the foreground process check")
+	if !p.OnlyPrompts() || p.HasInput() {
+		t.Fatalf("the shell pack must hold needs_confirmation rules only: the foreground process check decides the rest")
+	}
+	for _, c := range []struct{ screen, rule, summary string }{
+		{"$ ./setup\nOverwrite config.yaml? [y/N] ", "yes_no", "Overwrite config.yaml? [y/N]"},
+		{"Allow? (y/N)", "yes_no", "Allow? (y/N)"},
+		{"Install 3 packages [Y/n]: ", "yes_no", "Install 3 packages [Y/n]:"},
+		{"Are you sure you want to continue connecting (yes/no/[fingerprint])? ", "yes_no_words", "Are you sure you want to continue connecting (yes/no/[fingerprint])?"},
+		{"Really delete (yes/no)? ", "yes_no_words", "Really delete (yes/no)?"},
+		{"3 files changed.\nContinue? ", "continue", "Continue?"},
+		{"Press ENTER to continue...", "press_enter", "Press ENTER to continue..."},
+		{"[sudo] password for ann: ", "password", "[sudo] password for ann:"},
+		{"Enter passphrase for key '/home/a/.ssh/id': ", "password", "Enter passphrase for key '/home/a/.ssh/id':"},
+		{"Overwrite? [y/N] y\nwritten\n$ ", "", ""},
+		{"the password: field is required\n$ ", "", ""},
+		{"", "", ""},
+	} {
+		res := p.Classify(classify.Render([]byte(strings.ReplaceAll(c.screen, "\n", "\r\n")), 100, 10))
+		if c.rule == "" {
+			if res.Matched {
+				t.Errorf("%q: rule %s, want none", c.screen, res.Rule)
+			}
+			continue
+		}
+		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
+			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
+		}
 	}
 }
 

@@ -80,6 +80,21 @@ func rank(a activity.Activity) int {
 // HasRules reports whether the pack has at least one rule. Safe on nil.
 func (p *Pack) HasRules() bool { return p != nil && len(p.rules) > 0 }
 
+// OnlyPrompts reports whether the pack has rules and every one of them
+// says needs_confirmation: it names a program's questions but not whether
+// it works or waits, which the kernel then tells (line mode). Safe on nil.
+func (p *Pack) OnlyPrompts() bool {
+	if !p.HasRules() {
+		return false
+	}
+	for _, r := range p.rules {
+		if r.Activity != activity.NeedsConfirmation {
+			return false
+		}
+	}
+	return true
+}
+
 // HasInput reports whether the pack defines an input box (a draft: block).
 func (p *Pack) HasInput() bool { return p != nil && p.input != nil }
 

@@ -249,7 +249,12 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		writeAt := time.Now()
 		facts := d.sess.AckFacts(writeAt)
 		j.foreground, j.outBefore = facts.Foreground, facts.OutputBytes // a line-mode ack and the loop guard compare against them
-		submitAt, err := d.sess.Write(c, []byte(payload), func(g Gates) bool { return d.open(j, waitFrom, g) })
+		submitAt, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
+			if !d.open(j, waitFrom, g) {
+				return nil, false, ErrGateClosed
+			}
+			return []byte(payload), true, nil
+		})
 		switch {
 		case errors.Is(err, ErrGateClosed):
 			// The gates closed between the look and the write (a dialog

@@ -25,15 +25,27 @@ type Session interface {
 	// is ready for input; mode is "resume" or "fresh", code the error code
 	// a failure carries.
 	BringBack() (c Child, mode string, code ipc.Code, err error)
-	// Write writes payload to c's input under the session's input lock,
-	// then, after the profile's submit delay, a separate "\r", and returns
-	// when the "\r" went. Under that same lock, immediately before the
-	// first byte, it reads the gates again and writes nothing unless
-	// allow(gates) (ErrGateClosed): a dialog that opened since the desk
-	// looked must not be answered by a paste. It fails with ErrChildGone
-	// once c is not the running child, and with os.ErrDeadlineExceeded
-	// when the child does not read within WriteTimeout.
-	Write(c Child, payload []byte, allow func(Gates) bool) (submitAt time.Time, err error)
+	// Write is the one write of keys into c's input, under the session's
+	// input lock: check runs under that lock, immediately before the first
+	// byte, with the gates read there, and says what to write — a payload
+	// and whether a separate "\r" follows after the profile's submit
+	// delay — or refuses with an error, writing nothing (ErrGateClosed for
+	// a trigger: a dialog that opened since the desk looked must not be
+	// answered by a paste). It returns when the last byte went (the "\r"
+	// when submitting). It fails with ErrChildGone once c is not the
+	// running child, and with os.ErrDeadlineExceeded when the child does
+	// not read within WriteTimeout.
+	Write(c Child, check func(Gates) (payload []byte, submit bool, err error)) (at time.Time, err error)
+	// Prompt is the open prompt (ID "" when none).
+	Prompt(now time.Time) Prompt
+	// Released says that keys answering the prompt were typed at: the
+	// hook's hold ends, as for a key from the pane, and the screen is read
+	// again.
+	Released(at time.Time)
+	// AnswerAck says what shows that the prompt id, answered at written,
+	// is gone — "hook", "screen" or "activity", "" while it is still open
+	// — and the activity now.
+	AnswerAck(id string, written time.Time) (by, activity string)
 	// Envelope says whether a trigger that does not say is wrapped in the
 	// envelope: on for agents, off for a shell (the profile's setting).
 	Envelope() bool
@@ -62,6 +74,11 @@ type Child interface {
 // Gates is what the session's state says to a waiting trigger.
 type Gates struct {
 	OperatorBusy bool // keys within the quiet window, or a draft in the input box
+	// LastKey is when the human last pressed a key (zero: never), Draft
+	// whether unsent text sits in the agent's input: an answer's gate
+	// (AnswerBusy) counts only keys after the prompt appeared.
+	LastKey time.Time
+	Draft   bool
 	// AgentBusy: mid-turn, a prompt or dialog open, the screen not
 	// recognised (unknown is never safe to type into), or the first
 	// child not started yet.

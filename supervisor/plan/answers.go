@@ -139,6 +139,10 @@ func (k *AnswerKeys) Choices() []string {
 	return out
 }
 
+// ReadsOptions says whether the profile can read the dialog's numbered
+// options from the screen (it gives an options pattern).
+func (k *AnswerKeys) ReadsOptions() bool { return k.options != nil }
+
 // OptionLines reads the dialog's numbered options from screen text, in
 // screen order, at most one per number.
 func (k *AnswerKeys) OptionLines(text string) (numbers, labels []string) {

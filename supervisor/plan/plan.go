@@ -73,7 +73,13 @@ func Resolve(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	profileName := cmp.Or(o.Profile, fm.Profile, cfg.DefaultProfile)
+	command := o.Command
+	if len(command) == 0 {
+		command = fm.Command
+	}
+	// A command given picks its own profile (claude, codex, gemini, else
+	// shell); default_profile is for the profile's own command.
+	profileName := cmp.Or(o.Profile, fm.Profile, ProfileForCommand(configDir, command), cfg.DefaultProfile)
 	profile, err := LoadProfile(configDir, profileName)
 	if err != nil {
 		return nil, err
@@ -111,10 +117,6 @@ func Resolve(o Options) (*Plan, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build env: %w", err)
-	}
-	command := o.Command
-	if len(command) == 0 {
-		command = fm.Command
 	}
 	return &Plan{
 		SessionID:   id,

@@ -400,7 +400,7 @@ func TestUnitResolveArgv(t *testing.T) {
 		{"missing command names command and profile", Options{Profile: "codex"},
 			[]string{`"codex"`, "profile codex", "not found in PATH", w.bin}},
 		{"child's PATH, not the supervisor's", Options{Command: []string{"sh"}, Environ: []string{"PATH=" + emptyBin, "XDG_CONFIG_HOME=" + w.xdg}},
-			[]string{`"sh"`, "profile claude"}},
+			[]string{`"sh"`, "profile shell"}},
 		{"no PATH at all", Options{Environ: []string{"XDG_CONFIG_HOME=" + w.xdg}},
 			[]string{`"claude"`, "profile claude"}},
 		{"not executable is skipped", Options{Profile: "gemini", Environ: []string{"PATH=" + emptyBin, "XDG_CONFIG_HOME=" + w.xdg}},
@@ -410,7 +410,7 @@ func TestUnitResolveArgv(t *testing.T) {
 		{"missing path with slash", Options{Command: []string{"./nope"}},
 			[]string{`"./nope"`, filepath.Join(w.root, "proj/nope")}},
 		{"an override is not expanded", Options{Command: []string{"$UNSET_PROGRAM"}},
-			[]string{`"$UNSET_PROGRAM"`, "profile claude", "not found in PATH"}},
+			[]string{`"$UNSET_PROGRAM"`, "profile shell", "not found in PATH"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,9 +29,13 @@ const AgentSessionPlaceholder = "{agent_session_id}"
 
 // Profile says how to run one kind of agent.
 type Profile struct {
-	Name       string   `yaml:"-"`
-	Source     string   `yaml:"-"` // "builtin" or the user file's path
-	Command    []string `yaml:"command"`
+	Name    string   `yaml:"-"`
+	Source  string   `yaml:"-"` // "builtin" or the user file's path
+	Command []string `yaml:"command"`
+	// Commands are the program names (a command's basename) that pick this
+	// profile when `sup start DOC -- CMD` names neither --profile nor a
+	// frontmatter profile (specs/supervisor.md, "Which profile").
+	Commands   []string `yaml:"commands"`
 	ResumeArgs []string `yaml:"resume_args"`
 	// HeadlessResume are the arguments, after command, that continue a
 	// conversation without a terminal, for the broker's last routing
@@ -223,6 +228,25 @@ func (p Profile) validate() error {
 		}
 	}
 	return nil
+}
+
+// ProfileForCommand is the profile a command picks when neither --profile
+// nor the frontmatter names one: the first profile (in name order, the
+// user's overlays applied) whose commands list the program's basename;
+// else shell, the rules for any program. A profile that does not load is
+// passed over here; naming it reports its error.
+func ProfileForCommand(configDir string, command []string) string {
+	if len(command) == 0 {
+		return ""
+	}
+	base := filepath.Base(command[0])
+	for _, name := range ProfileNames(configDir) {
+		p, err := LoadProfile(configDir, name)
+		if err == nil && slices.Contains(p.Commands, base) {
+			return name
+		}
+	}
+	return "shell"
 }
 
 // EnvelopeOn says whether triggers to this profile's agent are wrapped in

@@ -67,7 +67,8 @@
 //	                      the options "  1. Yes" / "  2. No" below it and
 //	                      the title "[?] Q"; a key y, n or a digit answers
 //	                      it: "answered: <key>" and the title "[>] idle";
-//	                      with -reask DUR it asks again DUR later
+//	                      with -reask DUR it asks again DUR later; with
+//	                      -options=false it lists no options
 //	-menu Q               with -raw, after ready draw a dialog no rule of the
 //	                      confirm profile reads (no title, no "[y/n]"): the
 //	                      line Q, then "  (s) staging" / "  (p) production"
@@ -139,6 +140,7 @@ var (
 	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
 	flagMenu       = flag.String("menu", "", "with -raw, draw a dialog asking `question` that no confirm-profile rule reads; s or p answers it")
 	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
+	flagOptions    = flag.Bool("options", true, "with -confirm, list the numbered options under the question")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
 	flagSpinner    = flag.Bool("spinner", false, "after ready, redraw a Claude Code-style spinner line with a counter every 100ms")
@@ -322,8 +324,10 @@ func ask() {
 	asking.Store(true)
 	write("\x1b]0;[?] " + *flagConfirm + "\a")
 	say("Allow " + *flagConfirm + "? [y/n]")
-	say("  1. Yes")
-	say("  2. No")
+	if *flagOptions {
+		say("  1. Yes")
+		say("  2. No")
+	}
 }
 
 // confirm answers an open question with the first answer key in p.

@@ -1,0 +1,250 @@
+//go:build linux
+
+package desk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/supervisor/trigger"
+)
+
+// Prompt is the open prompt as an answer sees it (Session.Prompt).
+type Prompt struct {
+	ID       string // "" when no prompt is open
+	Activity string
+	Summary  string
+	Reason   string
+	Rule     string
+	// Since is when the prompt appeared: a key pressed before it cannot
+	// be an answer in progress (specs/triggers.md, "Answers").
+	Since time.Time
+	// ShownAt is when the screen began to show the dialog; zero while
+	// only a hook has said so.
+	ShownAt time.Time
+	Dialog  string // the dialog kind whose keys apply, "" when the profile has none
+	// Keys are the keys that answer choice, nil when the profile has none
+	// for this dialog; an error names the valid choices (the ones the
+	// dialog on the screen offers).
+	Keys func(choice string) (keys string, submit bool, err error)
+	// Profile and Name, for the refusals' messages.
+	Profile, Name string
+}
+
+// AnswerSettle is how long a prompt must have been on the screen before
+// an answer types into it: Claude Code's dialog ignores keys for ~150 ms
+// after it appears (specs/testing.md), so an answer sent as soon as the
+// prompt showed would be lost.
+const AnswerSettle = 300 * time.Millisecond
+
+// Answer answers the open prompt with choice (the `answer` method,
+// specs/ipc.md): a compare-and-swap on the prompt's id, checked under the
+// session's input lock right before the keys go, refused while the human
+// answers it themselves (a key after the prompt appeared, or a draft),
+// then the hook's hold is released as a key from the pane releases it,
+// and the answer waits for the prompt to leave. One audit line per answer
+// that got past its params.
+func (d *Desk) Answer(ctx context.Context, p ipc.AnswerParams) (ipc.AnswerResult, error) {
+	if strings.TrimSpace(p.Choice) == "" {
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeBadRequest, "answer: params need choice (yes, no, always, 1-9, or text for a dialog that takes it)")
+	}
+	if p.AckTimeoutMS < 0 {
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeBadRequest, "answer: ack_timeout_ms %d: must be positive (0: the default)", p.AckTimeoutMS)
+	}
+	ov, err := trigger.ParseOverride(p.ForceOverride, p.OverrideReason)
+	if err != nil {
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
+	}
+	a := &answering{d: d, p: p, ov: ov, start: time.Now(), gate: trigger.GateNotEvaluated}
+	r, err := a.run(ctx)
+	a.book(r, err)
+	d.Poke() // a trigger waiting behind the prompt looks again
+	if err != nil {
+		return ipc.AnswerResult{}, err
+	}
+	return r, nil
+}
+
+// answering is one answer on its way, for the audit.
+type answering struct {
+	d       *Desk
+	p       ipc.AnswerParams
+	ov      trigger.Override
+	start   time.Time
+	pr      Prompt
+	gate    string // the collision gate: enforced, bypassed, not_evaluated
+	applied bool   // the force bypassed a busy operator
+	typed   bool
+}
+
+func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
+	d := a.d
+	c := d.sess.Child()
+	if c == nil {
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: no agent is running")
+	}
+	a.settle(ctx, c)
+	var keys string
+	var submit bool
+	// check runs under the session's input lock, right before the write:
+	// no key from the human and no other write can come between it and
+	// the answer's keys.
+	check := func(g Gates) error {
+		now := time.Now()
+		a.pr = d.sess.Prompt(now)
+		pr := a.pr
+		switch {
+		case a.p.Expect != "" && a.p.Expect != pr.ID && pr.ID == "":
+			return ipc.Errorf(ipc.CodePromptChanged, "answer: prompt %s is gone (activity %s); nothing typed", a.p.Expect, pr.Activity)
+		case a.p.Expect != "" && a.p.Expect != pr.ID:
+			return ipc.Errorf(ipc.CodePromptChanged, "answer: the prompt changed (expected %s, now %s: %s); nothing typed", a.p.Expect, pr.ID, pr.Summary)
+		case pr.ID == "":
+			return ipc.Errorf(ipc.CodeNoPrompt, "answer: %s shows no prompt (activity %s); nothing typed", pr.Name, pr.Activity)
+		case pr.Keys == nil:
+			return ipc.Errorf(ipc.CodeBadRequest, "answer: profile %s has no answer keys for this dialog (%s); answer it in the pane", pr.Profile, pr.Rule)
+		}
+		var err error
+		if keys, submit, err = pr.Keys(a.p.Choice); err != nil {
+			return ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
+		}
+		busy := AnswerBusy(g, pr.Since)
+		a.gate, a.applied = trigger.GateEnforced, busy && a.ov.Requested
+		if a.ov.Requested {
+			a.gate = trigger.GateBypassed
+		}
+		if busy && !a.ov.Requested {
+			return ipc.Errorf(ipc.CodeOperatorBusy, "answer: the human is answering in %s's pane (a key since the prompt appeared, or a draft); nothing typed (--force with an override reason answers anyway)", pr.Name)
+		}
+		return nil
+	}
+	written, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
+		if err := check(g); err != nil {
+			return nil, false, err
+		}
+		a.typed = true
+		return []byte(keys), submit, nil
+	})
+	switch {
+	case errors.Is(err, ErrChildGone):
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended before the answer was typed")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeAckTimeout, "answer: the agent did not read its input within %s", WriteTimeout)
+	case err != nil:
+		var ie *ipc.Error
+		if errors.As(err, &ie) {
+			return ipc.AnswerResult{}, err
+		}
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: write to the agent's pty: %v", err)
+	}
+	// The answer is a key like the pane's: the hook's hold ends and the
+	// screen is read again (specs/detection.md, "Hook hold").
+	d.sess.Released(written)
+	d.log.Info("answer_written", "prompt_id", a.pr.ID, "choice", a.p.Choice, "dialog", a.pr.Dialog)
+	by, activity, err := a.waitGone(ctx, c, written)
+	if err != nil {
+		return ipc.AnswerResult{}, err
+	}
+	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary,
+		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
+}
+
+// AnswerDrawWait bounds how long an answer waits for the screen to show a
+// dialog a hook reported before it was drawn (Claude's PermissionRequest
+// comes 0.2–1 s before its dialog): keys typed before the dialog exists
+// may land in the input box instead, and the screen's look before the
+// dialog would read as the dialog gone. A dialog no screen rule reads is
+// answered when the wait is over.
+const AnswerDrawWait = 2 * time.Second
+
+// settle waits until the open prompt is on the screen (at most
+// AnswerDrawWait) and has been for AnswerSettle.
+func (a *answering) settle(ctx context.Context, c Child) {
+	deadline := time.Now().Add(AnswerDrawWait)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pr := a.d.sess.Prompt(time.Now())
+		if pr.ID == "" || !pr.ShownAt.IsZero() && time.Since(pr.ShownAt) >= AnswerSettle || pr.ShownAt.IsZero() && time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-c.Done():
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// AnswerBusy is the answer's operator gate: the human may be answering
+// the prompt themselves when they pressed a key after it appeared (within
+// the quiet window) or have a draft in its input. Keys from before the
+// prompt cannot be an answer in progress.
+func AnswerBusy(g Gates, since time.Time) bool {
+	return g.Draft || (g.OperatorBusy && !g.LastKey.IsZero() && g.LastKey.After(since))
+}
+
+// waitGone waits until the prompt the answer was typed into is no longer
+// the open one (Session.AnswerAck). It never types again: an answer that
+// is not acknowledged is ACK_TIMEOUT.
+func (a *answering) waitGone(ctx context.Context, c Child, written time.Time) (by, activity string, err error) {
+	timeout := a.d.cfg.AckTimeout
+	if a.p.AckTimeoutMS > 0 {
+		timeout = time.Duration(a.p.AckTimeoutMS) * time.Millisecond
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		by, activity = a.d.sess.AnswerAck(a.pr.ID, written)
+		if by != "" {
+			return by, activity, nil
+		}
+		select {
+		case <-tick.C:
+		case <-c.Done():
+			return "", activity, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended after the answer was typed")
+		case <-ctx.Done():
+			return "", activity, ipc.Errorf(ipc.CodeInternal, "answer: %v", ctx.Err())
+		case <-deadline.C:
+			return "", activity, ipc.Errorf(ipc.CodeAckTimeout, "answer: typed, but the prompt is still open after %s; not retried", timeout)
+		}
+	}
+}
+
+// book writes the answer's audit line: one per answer that got past its
+// params, refused or not.
+func (a *answering) book(r ipc.AnswerResult, err error) {
+	rec := store.AnswerRecord{
+		Time: time.Now().UnixMilli(), Kind: store.KindAnswer, Choice: a.p.Choice, PromptID: a.pr.ID, Expect: a.p.Expect,
+		Summary: a.pr.Summary, Reason: a.pr.Reason, Dialog: a.pr.Dialog, Requester: a.p.Requester,
+		Outcome: "answered", AckedBy: r.AckedBy, Typed: a.typed, LatencyMS: time.Since(a.start).Milliseconds(),
+		ForceOverrideRequested: a.ov.Requested, ForceOverrideApplied: a.applied, OverrideIntent: a.ov.Intent,
+		OverrideReasonPrefix: a.ov.Prefix, OverrideReason: a.ov.Reason, CollisionGate: a.gate,
+	}
+	rec.Session, rec.Document = a.d.sess.Identity()
+	if err != nil {
+		rec.Outcome = "refused"
+		if a.typed {
+			rec.Outcome = "failed"
+		}
+		var ie *ipc.Error
+		if errors.As(err, &ie) {
+			rec.ErrorCode, rec.Message = ie.Code, ie.Message
+		} else {
+			rec.Message = err.Error()
+		}
+	}
+	if aerr := a.d.audit.Append(rec); aerr != nil {
+		a.d.log.Error("audit_failed", "kind", "answer", "err", aerr)
+	}
+	a.d.log.Info("answer", "outcome", rec.Outcome, "error_code", rec.ErrorCode, "prompt_id", rec.PromptID, "choice", rec.Choice,
+		"acked_by", rec.AckedBy, "requester", rec.Requester, "gate", rec.CollisionGate)
+}

@@ -1,0 +1,127 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/sup-tmux/sup/supervisor/activity"
+)
+
+// promptTracker owns the open prompt's identity (specs/ipc.md, `answer`):
+// the screen classifier's last verdict is written into it when the screen
+// speaks (noteScreen), and everyone else — state, explain, events, the
+// answer path, the notifier — reads the prompt through it (open). It has
+// its own lock, taken after s.mu when both are held, never before.
+//
+// The rule it keeps: one prompt, one id. The id is fixed the first time
+// anybody reads the prompt after the activity became needs_confirmation
+// (the first `activity` event reads it), from the tracker's state then —
+// the hook's identity of the request when a hook decided (its reason and
+// summary, the tool and its command), the screen's otherwise — and when
+// it appeared. It stays while the same dialog is open: the screen catching
+// up with a hook, a redraw, or a half-drawn frame do not change it. It
+// changes when the activity leaves needs_confirmation and comes back, when
+// the agent's own hook reports another prompt, or when the screen showed
+// the dialog, then something else (ready, busy, error), then a dialog
+// again: answered and asked anew.
+type promptTracker struct {
+	mu sync.Mutex
+	// screen is the classifier's last verdict, before the ready debounce.
+	screen screenVerdict
+	// known is the last verdict's activity that was not unknown: an
+	// unknown look (a screen mid-redraw) neither ends nor starts a
+	// dialog's episode on the screen.
+	known activity.Activity
+	// episode and prevEpisode are when the screen began to show its
+	// latest two dialogs (zero: never), kept after the dialog left.
+	episode, prevEpisode time.Time
+	// cur is the identity given out for the open prompt.
+	cur struct {
+		since time.Time // the prompt's appearance the id belongs to
+		id    string
+		shown bool // the screen has shown it
+	}
+}
+
+// noteScreen records a look at the screen and returns it with PromptAt
+// filled in: when the screen began to show the dialog it shows.
+func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v.Activity == activity.NeedsConfirmation {
+		if t.known != activity.NeedsConfirmation || t.episode.IsZero() {
+			t.prevEpisode, t.episode = t.episode, v.At
+		}
+		v.PromptAt = t.episode
+	}
+	if v.Activity != activity.Unknown {
+		t.known = v.Activity
+	}
+	t.screen = v
+	return v
+}
+
+// lastScreen is the classifier's last verdict.
+func (t *promptTracker) lastScreen() screenVerdict {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.screen
+}
+
+// openPrompt is the open prompt's identity as the tracker state st shows
+// it: its id ("" when none is open), and since, when it appeared.
+type openPrompt struct {
+	id    string
+	since time.Time
+	// shownAt is when the screen began to show it; zero while only a hook
+	// has said so (the dialog is not drawn yet).
+	shownAt time.Time
+}
+
+// shown reports whether the screen has shown the prompt id: only then
+// does a look without it say the dialog is gone (the look before a hook's
+// dialog is drawn says nothing about it).
+func (t *promptTracker) shown(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return id != "" && t.cur.id == id && t.cur.shown
+}
+
+// open reads the open prompt given the activity tracker's state st.
+func (t *promptTracker) open(st activity.State) openPrompt {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st.Activity != activity.NeedsConfirmation || st.PromptSince.IsZero() {
+		t.cur.since, t.cur.id = time.Time{}, ""
+		return openPrompt{}
+	}
+	key := st.PromptSince
+	// seen: the screen has shown a dialog since the prompt appeared. A
+	// hook speaks before the dialog is drawn, so until then the screen's
+	// busy look says nothing about this prompt.
+	seen := !t.episode.IsZero() && !t.episode.Before(key)
+	since := key
+	if seen && !t.prevEpisode.IsZero() && !t.prevEpisode.Before(key) {
+		// The screen showed a dialog, then something else, then a dialog
+		// again, with no hook or tracker change between: asked anew.
+		since = t.episode
+	}
+	sc := t.screen
+	if seen && sc.Activity != activity.NeedsConfirmation && sc.Activity != activity.Unknown && sc.At.After(t.episode) {
+		// The screen showed the dialog and now shows something else: it
+		// was answered, and the activity tracker has yet to hear (the
+		// ready debounce, a hook's hold). No prompt to answer.
+		return openPrompt{}
+	}
+	if !t.cur.since.Equal(since) || t.cur.id == "" {
+		t.cur.since, t.cur.id, t.cur.shown = since, activity.PromptID(st.Reason, st.Summary, "", since), false
+	}
+	t.cur.shown = t.cur.shown || seen
+	p := openPrompt{id: t.cur.id, since: since}
+	if seen && sc.Activity == activity.NeedsConfirmation {
+		p.shownAt = t.episode
+	}
+	return p
+}
