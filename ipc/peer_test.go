@@ -21,13 +21,7 @@ import (
 // when it cannot run a process as another uid.
 func peerHelper(t *testing.T) (bin, setpriv string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		testutil.Missing(t, "needs root to run a peer as another uid (setpriv --reuid); running as uid %d", os.Geteuid())
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		testutil.Missing(t, "setpriv (util-linux) not installed: %v", err)
-	}
+	setpriv = testutil.Setpriv(t)
 	return buildPeer(t), setpriv
 }
 

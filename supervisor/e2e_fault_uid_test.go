@@ -26,13 +26,7 @@ import (
 // own, nor through a symlink to the socket in a dir of its own, where the
 // SO_PEERCRED checks (its client's and the server's) refuse it.
 func TestE2EFaultOtherUIDRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testutil.Missing(t, "needs root to run a client as another uid (setpriv --reuid); CI runs as root")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Fatalf("setpriv (util-linux) not installed: %v", err)
-	}
+	setpriv := testutil.Setpriv(t)
 	r := newRig(t, "")
 	pane := r.start("-echo")
 	before := r.state("doc")

@@ -25,13 +25,7 @@ import (
 // client's peer check. The victim's own supervisor, in its own dir, still
 // answers.
 func TestE2EForeignRuntimeDirRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testutil.Missing(t, "needs root to act as another uid (setpriv --reuid, chown); CI runs as root")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Fatalf("setpriv (util-linux) not installed: %v", err)
-	}
+	setpriv := testutil.Setpriv(t)
 	r := newRig(t, "")
 	r.start("-echo")
 	uid := unusedUID(t)

@@ -22,13 +22,7 @@ import (
 // unchanged, and neither the backup nor a temporary file is left. Runs as
 // uid 65534 (setpriv), since root may create files anywhere.
 func TestHooksInstallFailedWriteLeavesNoBackup(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testutil.Missing(t, "needs root to run sup as another uid (setpriv --reuid); CI runs as root")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		testutil.Missing(t, "setpriv (util-linux) not installed: %v", err)
-	}
+	setpriv := testutil.Setpriv(t)
 	base, err := os.MkdirTemp("", "sup-hooks-")
 	if err != nil {
 		t.Fatal(err)

@@ -48,3 +48,14 @@ func File(t testing.TB, path, install string) {
 		Missing(t, "%s missing (%s)", path, install)
 	}
 }
+
+// Setpriv is the path of util-linux's setpriv for a test that runs a
+// process as another uid: that needs root (CI runs as root) and setpriv
+// (.ci/run installs util-linux); without either it is Missing.
+func Setpriv(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Missing(t, "needs root to run a process as another uid (setpriv --reuid); running as uid %d", os.Geteuid())
+	}
+	return Program(t, "setpriv", "apt-get install -y util-linux")
+}
