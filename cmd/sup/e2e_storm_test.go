@@ -24,8 +24,16 @@ const stormScrapers = 500
 
 // stormRSSBound is the peak RSS (VmHWM) `sup metrics --listen` may reach
 // during the storm: 64 connections at most, each a goroutine and two small
-// buffers, and one shared body (measured: see specs/security.md).
-const stormRSSBound = 64 << 20
+// buffers, and one shared body (measured: 19 MB peak, see specs/
+// security.md). Under -race (CI's `make test`) sup is built with the race
+// detector, whose shadow memory alone took it from 12 to 28 MB idle and to
+// 64 MB in the storm: the bound doubles there.
+func stormRSSBound() int64 {
+	if testutil.Race() {
+		return 128 << 20
+	}
+	return 64 << 20
+}
 
 // stormResult is what one scrape storm measured.
 type stormResult struct {
@@ -179,8 +187,8 @@ func TestMetricsScrapeStormHooksLand(t *testing.T) {
 	if r.scrapeErrors != 0 {
 		t.Errorf("%d scrapes failed", r.scrapeErrors)
 	}
-	if r.rssPeak > stormRSSBound {
-		t.Errorf("sup metrics peaked at %d MB RSS, over the bound of %d MB", r.rssPeak>>20, stormRSSBound>>20)
+	if r.rssPeak > stormRSSBound() {
+		t.Errorf("sup metrics peaked at %d MB RSS, over the bound of %d MB", r.rssPeak>>20, stormRSSBound()>>20)
 	}
 }
 

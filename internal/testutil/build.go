@@ -170,3 +170,8 @@ func removeStaleBuildDirs() {
 		}
 	}
 }
+
+// Race reports whether the binaries under test are built with -race (the
+// test binary is): a bound on their memory must allow for the race
+// detector's shadow memory, several times a plain build's.
+func Race() bool { return raceEnabled }
