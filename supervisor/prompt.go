@@ -23,7 +23,8 @@ import (
 // it appeared. It stays while the same dialog is open: the screen catching
 // up with a hook, a redraw, or a half-drawn frame do not change it. It
 // changes when the activity leaves needs_confirmation and comes back, when
-// the agent's own hook reports another prompt, or when the screen showed
+// the agent's own hook reports another prompt (after a hook reported the
+// first; a hook after the screen's word is the same dialog), or when the screen showed
 // the dialog, then something else (ready, busy, error), then a dialog
 // again: answered and asked anew.
 type promptTracker struct {

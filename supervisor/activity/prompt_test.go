@@ -65,6 +65,25 @@ func TestPromptSince(t *testing.T) {
 	}
 }
 
+// The screen sees a dialog before the agent's hook reports it (Claude's
+// PermissionRequest under load comes ~200 ms after the dialog is drawn):
+// the hook tells the same prompt better — its summary, its source — and
+// the prompt's appearance, so its id, stays (issue 22, one prompt one id).
+func TestPromptHookAfterScreenSamePrompt(t *testing.T) {
+	tr := NewTracker(Config{HookHold: time.Second})
+	tr.Observe(hook("UserPromptSubmit", 0))
+	tr.Observe(Signal{Source: SourceScreen, Rule: "screen:permission", Activity: NeedsConfirmation, Reason: "permission", Summary: "touch x", Stuck: true, At: at(2 * time.Second)})
+	if st := tr.State(at(2 * time.Second)); st.Activity != NeedsConfirmation {
+		t.Fatalf("the screen's dialog past the hold: %+v", st)
+	}
+	s, _ := HookSignal(HookEvent{Event: "PermissionRequest", ToolName: "Bash", Command: "touch x"}, at(2200*time.Millisecond))
+	tr.Observe(s)
+	st := tr.State(at(2200 * time.Millisecond))
+	if !st.PromptSince.Equal(at(2 * time.Second)) || st.Summary != "Bash: touch x" || st.Source != SourceHook {
+		t.Fatalf("after the late hook: since %v summary %q source %v, want 2s, the hook's summary and source", st.PromptSince, st.Summary, st.Source)
+	}
+}
+
 // Last keeps each source's latest signal, even one the ranking ignored.
 func TestLastPerSource(t *testing.T) {
 	tr := NewTracker(Config{})
