@@ -79,7 +79,7 @@ func TestPromptHookAfterScreenSamePrompt(t *testing.T) {
 	s, _ := HookSignal(HookEvent{Event: "PermissionRequest", ToolName: "Bash", Command: "touch x"}, at(2200*time.Millisecond))
 	tr.Observe(s)
 	st := tr.State(at(2200 * time.Millisecond))
-	if !st.PromptSince.Equal(at(2 * time.Second)) || st.Summary != "Bash: touch x" || st.Source != SourceHook {
+	if !st.PromptSince.Equal(at(2*time.Second)) || st.Summary != "Bash: touch x" || st.Source != SourceHook {
 		t.Fatalf("after the late hook: since %v summary %q source %v, want 2s, the hook's summary and source", st.PromptSince, st.Summary, st.Source)
 	}
 }
