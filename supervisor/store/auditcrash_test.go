@@ -47,10 +47,13 @@ func runAuditHelper(dir, run string) {
 	}
 }
 
-// startHelper starts one appender and collects its acknowledgements.
-func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *sync.Mutex, wg *sync.WaitGroup) *exec.Cmd {
+// startHelper starts one appender and collects its acknowledgements;
+// writing is closed at its first, so that a kill lands while it writes (on
+// a loaded machine a -race helper may take longer than the kill's random
+// delay just to start: then no round exercised anything).
+func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *sync.Mutex, wg *sync.WaitGroup) (cmd *exec.Cmd, writing <-chan struct{}) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperDir+"="+dir, helperRun+"="+strconv.Itoa(run))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -61,9 +64,12 @@ func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // Best effort: killed already when all went well.
+	first := make(chan struct{})
+	var once sync.Once
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer once.Do(func() { close(first) }) // it died before its first ack
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			n, err := strconv.Atoi(sc.Text())
@@ -73,9 +79,10 @@ func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *s
 			mu.Lock()
 			acked[[2]int{run, n}] = true
 			mu.Unlock()
+			once.Do(func() { close(first) })
 		}
 	}()
-	return cmd
+	return cmd, first
 }
 
 // TestAuditSIGKILLDuringRotation kills two concurrent appenders at random
@@ -93,9 +100,18 @@ func TestAuditSIGKILLDuringRotation(t *testing.T) {
 	for range rounds {
 		var wg sync.WaitGroup
 		var cmds []*exec.Cmd
+		var writing []<-chan struct{}
 		for range 2 {
 			run++
-			cmds = append(cmds, startHelper(t, dir, run, acked, &mu, &wg))
+			c, w := startHelper(t, dir, run, acked, &mu, &wg)
+			cmds, writing = append(cmds, c), append(writing, w)
+		}
+		for _, w := range writing {
+			select {
+			case <-w:
+			case <-time.After(30 * time.Second):
+				t.Fatal("a helper wrote nothing in 30 s")
+			}
 		}
 		for _, c := range cmds {
 			time.Sleep(time.Duration(5+rand.IntN(40)) * time.Millisecond)
