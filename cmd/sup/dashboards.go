@@ -4,11 +4,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/safetext"
 )
 
 // eventsRescan is how often `sup events --all` looks for new supervisors.
@@ -17,7 +17,7 @@ const eventsRescan = 500 * time.Millisecond
 // followAll is `sup events --all`: every supervisor's events, merged, one
 // JSON line each, with the session's id and name.
 func followAll(ctx context.Context) error {
-	enc := json.NewEncoder(os.Stdout)
+	enc := safetext.NewEncoder(os.Stdout) // agents' text: C1, DEL and bidi escaped (issue 20)
 	var werr error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

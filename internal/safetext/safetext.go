@@ -60,7 +60,9 @@ func safeRun(s string, keepNL bool, limit int) int {
 			return i
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || Unsafe(r) {
+		if r == utf8.RuneError && size == 1 || Unsafe(r) || i+size > n {
+			// A rune the limit cuts is not part of the safe prefix:
+			// the cut falls between runes, never inside one.
 			return i
 		}
 		i += size

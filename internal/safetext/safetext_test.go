@@ -52,6 +52,14 @@ func TestFieldCap(t *testing.T) {
 	if got := Field(strings.Repeat("A", MaxField)); got != strings.Repeat("A", MaxField) {
 		t.Errorf("a field of exactly MaxField bytes was cut")
 	}
+	// The cap falls inside a 4-byte rune: the cut is before it, the
+	// result valid UTF-8 (a remote state's long field reached this).
+	for pad := MaxField - 3; pad <= MaxField; pad++ {
+		got := Field(strings.Repeat("A", pad) + "𛀀tail")
+		if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
+			t.Errorf("pad %d: Field = …%q, want valid UTF-8 ending in …", pad, got[max(0, len(got)-8):])
+		}
+	}
 }
 
 // TestSafeNoAlloc: safe text is returned as it is, without allocating (the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -49,7 +50,10 @@ type AuditRecord struct {
 // broker's routing steps) as one line and appends it (appendLine: on disk
 // exactly once when Append returns nil).
 func (a *Audit) Append(rec any) error {
-	line, err := json.Marshal(rec)
+	// safetext's escapes: the file holds agents' text (summaries, prompt
+	// ids, requesters) and people read it with tail and cat; C1, DEL and
+	// bidi runes are written as \uXXXX, which decode to the same strings.
+	line, err := safetext.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("audit: encode: %w", err)
 	}
@@ -61,7 +65,7 @@ func (a *Audit) Append(rec any) error {
 // hold document's JSON encoding are skipped before they are decoded: a
 // restart reads a window of every session's outcomes to find its own.
 func (a *Audit) Triggers(document string, since time.Time) ([]AuditRecord, error) {
-	doc, err := json.Marshal(document)
+	doc, err := safetext.Marshal(document) // as Append wrote it
 	if err != nil {
 		return nil, fmt.Errorf("audit: encode document: %w", err)
 	}

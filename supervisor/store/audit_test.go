@@ -185,3 +185,31 @@ func TestAuditTriggersAcrossRotation(t *testing.T) {
 		t.Errorf("no audit yet: %v, %v", none, err)
 	}
 }
+
+// TestAuditEscapesUntrustedRunes: an audit line carries agents' text, and
+// people read the file with tail: C1, DEL and bidi runes are written as
+// \uXXXX (valid JSON, the same strings decoded), and a document whose path
+// holds one is still found by Triggers.
+func TestAuditEscapesUntrustedRunes(t *testing.T) {
+	dir := t.TempDir()
+	a := NewAudit(dir, AuditConfig{})
+	doc := "/w/doc\u009b.md"
+	rec := AuditRecord{Time: time.Now().UnixMilli(), TriggerID: "t1", Document: doc, Result: "delivered",
+		Message: "ok \u009b2J \u202e \x7f \x1b]52;c;aGk=\x07"}
+	if err := a.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	lines := readAll(t, dir, time.Time{})
+	if len(lines) != 1 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, r := range lines[0] {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x202e {
+			t.Fatalf("raw %U in the audit line %q", r, lines[0])
+		}
+	}
+	got, err := a.Triggers(doc, time.Time{})
+	if err != nil || len(got) != 1 || got[0].Message != rec.Message || got[0].Document != doc {
+		t.Fatalf("Triggers(%q) = %+v, %v; want the record back, text unchanged", doc, got, err)
+	}
+}
