@@ -214,9 +214,24 @@ func (s Server) Exec(ctx context.Context, cmds ...Cmd) (string, error) {
 		if i > 0 {
 			args = append(args, ";")
 		}
-		args = append(args, c.words...)
+		for _, w := range c.words {
+			args = append(args, literalSemicolon(w))
+		}
 	}
 	return s.run(ctx, args)
+}
+
+// literalSemicolon keeps a word's final ";" part of the word: tmux ends a
+// command at any argv word that ends in ";" (a name "x;" would split
+// new-window there), and reads "\;" at the end as a literal ";" — only the
+// one character before it, so "a\;" as data becomes "a\\;" and comes back
+// as "a\;". A word that is just ";" is the separator Exec and the callers
+// that chain commands put there.
+func literalSemicolon(w string) string {
+	if len(w) > 1 && w[len(w)-1] == ';' {
+		return w[:len(w)-1] + `\;`
+	}
+	return w
 }
 
 // Run runs one Raw command.

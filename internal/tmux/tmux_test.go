@@ -42,6 +42,27 @@ func TestRawRefusesExpanding(t *testing.T) {
 
 // TestHostileShownAsWritten: every builder that takes data shows the
 // hostile corpus as written on a real tmux server, and no #(…) runs.
+// TestSemicolonIsData: a word that ends in ";" (a name, a directory, a
+// message from session data) is that text, not the end of a tmux command
+// (found by the attack review: `sup route --role 'x;'` split new-window).
+func TestSemicolonIsData(t *testing.T) {
+	tm := testutil.NewTmux(t)
+	srv := tmux.Server{Name: tm.Name, Env: tmux.WithoutTmuxEnv(os.Environ())}
+	ctx := context.Background()
+	for _, name := range []string{"x;", `a\;`, "two;;", "semi; colon"} {
+		pane, err := srv.NewWindow(ctx, tmux.Window{Target: "main:", Name: name, Detached: true, Print: "#{pane_id}", Command: "sleep 30"})
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if got, err := srv.Query(ctx, pane, "#{window_name}"); err != nil || got != name {
+			t.Errorf("window named %q, %v; want %q", got, err, name)
+		}
+		if got, err := srv.Exec(ctx, tmux.Authored("display-message", "-p", "--", tmux.Escape(name))); err != nil || got != name {
+			t.Errorf("displayed %q, %v; want %q", got, err, name)
+		}
+	}
+}
+
 func TestHostileShownAsWritten(t *testing.T) {
 	tm := testutil.NewTmux(t)
 	srv := tmux.Server{Name: tm.Name, Env: tmux.WithoutTmuxEnv(os.Environ())}
