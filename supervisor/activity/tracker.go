@@ -98,9 +98,12 @@ func (t *Tracker) Observe(s Signal) bool {
 				// The agent itself reports a new prompt: a new stuck
 				// event, which ends a skip's cooldown, and a new prompt.
 				t.state.SkipUntil = time.Time{}
-				if s.Activity == NeedsConfirmation {
+				if Prompting(s.Activity, s.Reason) {
 					t.state.PromptSince = s.At
 				}
+			}
+			if !Prompting(s.Activity, s.Reason) {
+				t.state.PromptSince = time.Time{} // the question was answered, or another turn ended
 			}
 			return true
 		default:
@@ -132,9 +135,9 @@ func (t *Tracker) become(s Signal) {
 		next.Since = s.At
 	}
 	switch {
-	case s.Activity != NeedsConfirmation:
+	case !Prompting(s.Activity, s.Reason):
 		next.PromptSince = time.Time{}
-	case cur.Activity != NeedsConfirmation || next.PromptSince.IsZero():
+	case !Prompting(cur.Activity, cur.Reason) || next.PromptSince.IsZero():
 		next.PromptSince = s.At
 	}
 	switch {
