@@ -278,4 +278,15 @@ func TestE2EAskedAnswer(t *testing.T) {
 	if _, err := r.answer(ipc.AnswerParams{Choice: "yes"}); errCode(err) != ipc.CodeOperatorBusy {
 		t.Fatalf("answer while the human types: %v, want OPERATOR_BUSY", err)
 	}
+	// Text that is only control characters, or longer than a trigger may
+	// be, types nothing.
+	if _, err := r.answer(ipc.AnswerParams{Choice: "\x1b\r\x03"}); errCode(err) != ipc.CodeBadRequest {
+		t.Fatalf("control characters only: %v, want BAD_REQUEST", err)
+	}
+	if _, err := r.answer(ipc.AnswerParams{Choice: strings.Repeat("x", 8<<10+1)}); errCode(err) != ipc.CodePayloadTooLarge {
+		t.Fatalf("9 KiB of text: %v, want PAYLOAD_TOO_LARGE", err)
+	}
+	if got := r.recorded(rec); got != before+"n" {
+		t.Fatalf("refused answers typed %q", strings.TrimPrefix(got, before))
+	}
 }
