@@ -116,6 +116,24 @@ func TestClaudeAskedAnswer(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
 		WithSupConfig(askedConfig))
+	checkAskedAnswer(t, a)
+}
+
+// TestCodexAskedAnswer is TestClaudeAskedAnswer with real Codex.
+func TestCodexAskedAnswer(t *testing.T) {
+	t.Parallel()
+	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }),
+		WithSupConfig(askedConfig))
+	a.WaitScreen("Hooks need review")
+	a.PressUntilGone("Hooks need review", "2", "Enter")
+	a.WaitCodexReady()
+	checkAskedAnswer(t, a)
+}
+
+// checkAskedAnswer: the agent asks; `sup answer` answers with text; the
+// held trigger follows.
+func checkAskedAnswer(t *testing.T, a *Agent) {
+	t.Helper()
 	a.Type("SAY I found 3 stale branches: old-ui, tmp-fix and wip. " + staleQuestion)
 	testutil.WaitUntil(t, 60*time.Second, "reason asked", func() bool { return a.State().Reason == "asked" })
 	st := a.State()
