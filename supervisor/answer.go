@@ -42,6 +42,15 @@ func (s *Session) readPrompt(now time.Time) prompt {
 	if p.id == "" {
 		return p
 	}
+	if st.Reason == activity.ReasonAsked {
+		// The question's answer is the next turn, typed text: the
+		// profile's `asked:` keys, else free text (any agent takes a
+		// typed turn, so a profile need not say).
+		if p.kind, p.keys, _ = s.plan.Profile.Answers.Dialog(activity.ReasonAsked); p.keys == nil {
+			p.kind, p.keys = activity.ReasonAsked, askedKeys
+		}
+		return p
+	}
 	sc := s.prompts.lastScreen()
 	kinds := []string{strings.TrimPrefix(st.Rule, "screen:"), st.Reason}
 	if sc.Activity == activity.NeedsConfirmation {
@@ -63,6 +72,10 @@ func (s *Session) readPrompt(now time.Time) prompt {
 	p.numbers = p.keys.Numbers && (len(p.options) > 0 || !p.keys.ReadsOptions())
 	return p
 }
+
+// askedKeys answer a question a finished turn asked when the profile has
+// no `asked:` keys: free text, typed as the next turn.
+var askedKeys = &plan.AnswerKeys{Text: true}
 
 // choices are the choices the open dialog takes: the profile's named keys,
 // "1-9" only while the dialog shows numbered options (prompt_options

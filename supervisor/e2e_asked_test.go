@@ -196,3 +196,97 @@ func TestE2ENotifyAskedStalled(t *testing.T) {
 		t.Fatalf("%d notifications, want one per episode", got)
 	}
 }
+
+// TestE2EAskedAnswer: `sup answer NAME TEXT` answers a question a
+// finished turn asked: the session shows a prompt id (stable while the
+// question is open) taking text; the text is pasted as one bracketed
+// paste and submitted as the next turn, acked when the turn starts, and
+// audited as an answer; the trigger held with AGENT_ASKED goes out after
+// the answer's turn as its own.
+func TestE2EAskedAnswer(t *testing.T) {
+	r := newRig(t, triggerConfig)
+	rec := filepath.Join(r.dir, "rec")
+	pane := r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)
+	testutil.WaitUntil(t, 5*time.Second, "ready, bracketed paste on", func() bool {
+		st := r.state("doc")
+		return st.Activity == "ready" && st.BracketedPaste
+	})
+	if st := r.state("doc"); st.PromptID != "" {
+		t.Fatalf("a finished turn that asked nothing has prompt %s", st.PromptID)
+	}
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	st := r.state("doc")
+	if st.Reason != "asked" || st.PromptID == "" || strings.Join(st.PromptChoices, ",") != "text" {
+		t.Fatalf("asked: %+v, want a prompt id taking text", st)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if again := r.state("doc"); again.PromptID != st.PromptID {
+		t.Fatalf("the prompt id changed while the question stayed open: %s, then %s", st.PromptID, again.PromptID)
+	}
+	if _, err := r.sup("trigger", "--no-wait", "--id", "t-held", "doc", "continue"); err != nil {
+		t.Fatal(err)
+	}
+
+	type answered struct {
+		out string
+		err error
+	}
+	done := make(chan answered, 1)
+	go func() {
+		out, err := r.sup("answer", "--expect", st.PromptID, "doc", "no, keep\x1b[201~ them")
+		done <- answered{out, err}
+	}()
+	const typed = "\x1b[200~no, keep[201~ them\x1b[201~\r"
+	testutil.WaitUntil(t, 5*time.Second, "the answer typed", func() bool { return r.recorded(rec) == typed })
+	select {
+	case a := <-done:
+		t.Fatalf("the answer returned before its turn started: %q %v", a.out, a.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if got := r.state("doc"); got.Reason != "asked" || got.PendingTriggers != 1 {
+		t.Fatalf("the held trigger went with the answer: %+v", got)
+	}
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"no, keep[201~ them"}`)
+	var a answered
+	select {
+	case a = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sup answer did not return after the turn started")
+	}
+	if a.err != nil || !strings.Contains(a.out, "answered doc's prompt "+st.PromptID) || !strings.Contains(a.out, "acked by hook, now busy") {
+		t.Fatalf("sup answer: %v\n%s", a.err, a.out)
+	}
+	if got := r.state("doc"); got.Reason == "asked" || got.PromptID != "" {
+		t.Fatalf("after the answer: %+v, want the question gone", got)
+	}
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"Kept them."}`)
+	r.waitTriggerCount("delivered", 1)
+	if got := r.recorded(rec); !strings.HasPrefix(got, typed+"\x1b[200~[BRIDGE_TRIGGER id=t-held") || strings.Count(got, "\r") != 2 {
+		t.Fatalf("the agent read %q: want the answer, then the trigger as its own submit", got)
+	}
+	if recs := r.audit(); len(recs) != 2 || recs[0]["kind"] != "answer" || recs[0]["outcome"] != "answered" ||
+		recs[0]["reason"] != "asked" || recs[0]["dialog"] != "asked" || recs[1]["trigger_id"] != "t-held" {
+		t.Fatalf("audit: %v, want the answer, then the trigger", recs)
+	}
+
+	// A pane key since the question appeared is the human answering it:
+	// OPERATOR_BUSY, nothing typed.
+	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
+	before := r.recorded(rec)
+	r.tm.SendLiteral(pane, "n")
+	testutil.WaitUntil(t, 5*time.Second, "the human's key", func() bool { return r.recorded(rec) == before+"n" })
+	if _, err := r.answer(ipc.AnswerParams{Choice: "yes"}); errCode(err) != ipc.CodeOperatorBusy {
+		t.Fatalf("answer while the human types: %v, want OPERATOR_BUSY", err)
+	}
+	// Text that is only control characters, or longer than a trigger may
+	// be, types nothing.
+	if _, err := r.answer(ipc.AnswerParams{Choice: "\x1b\r\x03"}); errCode(err) != ipc.CodeBadRequest {
+		t.Fatalf("control characters only: %v, want BAD_REQUEST", err)
+	}
+	if _, err := r.answer(ipc.AnswerParams{Choice: strings.Repeat("x", 8<<10+1)}); errCode(err) != ipc.CodePayloadTooLarge {
+		t.Fatalf("9 KiB of text: %v, want PAYLOAD_TOO_LARGE", err)
+	}
+	if got := r.recorded(rec); got != before+"n" {
+		t.Fatalf("refused answers typed %q", strings.TrimPrefix(got, before))
+	}
+}

@@ -26,7 +26,10 @@ import (
 // the agent's own hook reports another prompt (after a hook reported the
 // first; a hook after the screen's word is the same dialog), or when the screen showed
 // the dialog, then something else (ready, busy, error), then a dialog
-// again: answered and asked anew.
+// again: answered and asked anew. A question a finished turn asked
+// (ready, reason asked) is a prompt too: its id is fixed from the reason,
+// the question and when the hook reported it, and changes when another
+// question is asked or the turn ends otherwise.
 type promptTracker struct {
 	mu sync.Mutex
 	// screen is the classifier's last verdict, before the ready debounce.
@@ -94,11 +97,23 @@ func (t *promptTracker) shown(id string) bool {
 func (t *promptTracker) open(st activity.State) openPrompt {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if st.Activity != activity.NeedsConfirmation || st.PromptSince.IsZero() {
+	if !activity.Prompting(st.Activity, st.Reason) || st.PromptSince.IsZero() {
 		t.cur.since, t.cur.id = time.Time{}, ""
 		return openPrompt{}
 	}
 	key := st.PromptSince
+	if st.Activity == activity.Ready {
+		// A question the finished turn asked: no dialog, the idle input
+		// box is its screen, on the screen since the turn ended. Its
+		// answer ends it through the tracker (the next turn's hook or
+		// screen), never through a look at the screen here: the box
+		// still reads ready while the answer is typed into it.
+		if !t.cur.since.Equal(key) || t.cur.id == "" {
+			t.cur.since, t.cur.id = key, activity.PromptID(st.Reason, st.Summary, "", key)
+		}
+		t.cur.shown = false
+		return openPrompt{id: t.cur.id, since: key, shownAt: key}
+	}
 	// seen: the screen has shown a dialog since the prompt appeared. A
 	// hook speaks before the dialog is drawn, so until then the screen's
 	// busy look says nothing about this prompt.

@@ -25,7 +25,7 @@ const exitAnswerRefused = 3
 func answerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "answer",
-		Usage:     "answer a session's open prompt without attaching: yes, no, always, 1-9 or text (exit 2 not acknowledged, 3 refused)",
+		Usage:     "answer a session's open prompt, or the question its turn asked (text, typed as the next turn), without attaching: yes, no, always, 1-9 or text (exit 2 not acknowledged, 3 refused)",
 		ArgsUsage: "TARGET CHOICE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "expect", Usage: "the prompt_id you saw (sup queue --json): refused with PROMPT_CHANGED if the prompt is another"},

@@ -239,6 +239,13 @@ func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
 		m.status = e.State.Name + " shows no prompt to answer"
 		return nil
 	}
+	if e.State.Reason == "asked" && choice == "always" {
+		// A question's answer is typed as the human's turn: "always"
+		// would be a word the human never meant (specs/detection.md,
+		// "A question is answered like a prompt").
+		m.status = e.State.Name + " asked a question: y, n or a digit types that word; other text with sup answer " + e.State.Name + " TEXT"
+		return nil
+	}
 	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
 	return func() tea.Msg {
 		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + currentUser()})

@@ -72,3 +72,19 @@ func TestPickKeysInOneRead(t *testing.T) {
 		t.Fatalf("after k the selection is %s, want bravo", m.queue[i].State.Name)
 	}
 }
+
+// TestPickAskedAlways: on a question the finished turn asked, a refuses
+// (it would type the word "always" as the human's turn) and says how to
+// answer; nothing is sent.
+func TestPickAskedAlways(t *testing.T) {
+	m := &pickModel{ctx: context.Background()}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(queueMsg{q: []broker.Entry{{Session: broker.Session{Socket: "/rt/doc.sock",
+		State: ipc.State{SessionID: "doc", Name: "doc", Activity: "ready", Reason: "asked", PromptID: "p1", WaitingSince: 1}}}}})
+	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}); cmd != nil {
+		t.Fatal("a on a question sent an answer")
+	}
+	if !strings.Contains(m.status, "sup answer doc TEXT") {
+		t.Fatalf("status %q does not say how to answer", m.status)
+	}
+}

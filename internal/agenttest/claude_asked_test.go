@@ -107,3 +107,58 @@ func checkAsked(t *testing.T, a *Agent) {
 		t.Fatal("the model never got the answering trigger")
 	}
 }
+
+// TestClaudeAskedAnswer: real Claude Code asked a question; `sup answer
+// NAME TEXT` (not the pane) answers it: the text reaches the model as the
+// user's next turn, alone, acked when the turn starts; the trigger held
+// with AGENT_ASKED goes afterwards as its own turn.
+func TestClaudeAskedAnswer(t *testing.T) {
+	t.Parallel()
+	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
+		WithSupConfig(askedConfig))
+	checkAskedAnswer(t, a)
+}
+
+// TestCodexAskedAnswer is TestClaudeAskedAnswer with real Codex.
+func TestCodexAskedAnswer(t *testing.T) {
+	t.Parallel()
+	a := StartCodex(t, testutil.NewTmux(t), WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }),
+		WithSupConfig(askedConfig))
+	a.WaitScreen("Hooks need review")
+	a.PressUntilGone("Hooks need review", "2", "Enter")
+	a.WaitCodexReady()
+	checkAskedAnswer(t, a)
+}
+
+// checkAskedAnswer: the agent asks; `sup answer` answers with text; the
+// held trigger follows.
+func checkAskedAnswer(t *testing.T, a *Agent) {
+	t.Helper()
+	a.Type("SAY I found 3 stale branches: old-ui, tmp-fix and wip. " + staleQuestion)
+	testutil.WaitUntil(t, 60*time.Second, "reason asked", func() bool { return a.State().Reason == "asked" })
+	st := a.State()
+	if st.PromptID == "" || strings.Join(st.PromptChoices, ",") != "text" {
+		t.Fatalf("asked: %+v, want a prompt taking text", st)
+	}
+	a.WaitOperatorIdle()
+	if _, err := a.SupCmd("trigger", "--no-wait", "--id", "asked-1", "--thread", "th_01", a.Doc,
+		"Read unread messages for thread th_01 and continue"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.SupCmd("answer", "--json", "--expect", st.PromptID, a.Doc, "no, keep them")
+	var res ipc.AnswerResult
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.PromptID != st.PromptID || res.Dialog != "asked" || res.AckedBy == "" {
+		t.Fatalf("sup answer: %v\n%s", err, out)
+	}
+	if _, ok := a.Model.WaitFor(60*time.Second, func(r fakemodel.Request) bool { return r.UserText == "no, keep them" }); !ok {
+		t.Fatal("the model never got the answer as its own turn")
+	}
+	held := func(r fakemodel.Request) bool { return strings.Contains(r.UserText, "BRIDGE_TRIGGER id=asked-1") }
+	got, ok := a.Model.WaitFor(90*time.Second, held)
+	if !ok {
+		t.Fatal("the held trigger never went after the answer")
+	}
+	if strings.Contains(got.UserText, "keep them") {
+		t.Fatalf("the trigger went with the answer, not as its own turn: %q", got.UserText)
+	}
+}

@@ -72,13 +72,22 @@ type State struct {
 	Stuck        bool
 	WaitingSince time.Time // when the session became stuck; zero while not stuck
 	// PromptSince is when the open prompt appeared: set when the activity
-	// becomes needs_confirmation or the agent's own hook reports another
+	// becomes needs_confirmation, or ready because the turn asked a
+	// question (Prompting), or the agent's own hook reports another
 	// prompt; zero while no prompt is open. Part of the prompt's identity
 	// (PromptID).
 	PromptSince  time.Time
 	SkipUntil    time.Time // the human skipped it: not eligible as queue head before this
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window
+}
+
+// Prompting reports whether an agent showing a for reason has a prompt
+// open that `answer` answers: a dialog, or a finished turn that asked the
+// human a question (its answer is typed as the next turn,
+// specs/triggers.md "Answers").
+func Prompting(a Activity, reason string) bool {
+	return a == NeedsConfirmation || a == Ready && reason == ReasonAsked
 }
 
 // Stuck reports whether an agent showing a waits on the human: a finished

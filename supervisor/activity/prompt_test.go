@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +96,49 @@ func TestLastPerSource(t *testing.T) {
 	last := tr.Last()
 	if len(last) != 2 || last[0].Rule != "screen:prompt" || last[1].Rule != "hook:PermissionRequest" {
 		t.Fatalf("last signals %+v, want the screen's then the hook's", last)
+	}
+}
+
+// A question a finished turn asked is a prompt: PromptSince from when the
+// hook reported it (a ready screen before it does not count), renewed by
+// another question, kept by the screen's ready looks, cleared when a turn
+// ends without one or the next turn starts.
+func TestPromptSinceAsked(t *testing.T) {
+	stop := func(msg string, d time.Duration) Signal {
+		e := HookEvent{Event: "Stop", Message: msg}
+		if strings.HasSuffix(msg, "?") {
+			e.Question = msg // what the profile's rule says (supervisor/question)
+		}
+		s, ok := HookSignal(e, at(d))
+		if !ok {
+			t.Fatal("Stop gave no signal")
+		}
+		return s
+	}
+	tr := NewTracker(Config{})
+	tr.Observe(Signal{Source: SourceScreen, Rule: "screen:idle", Activity: Ready, Reason: "idle", Stuck: true, At: at(0)})
+	if !tr.State(at(0)).PromptSince.IsZero() {
+		t.Fatal("a ready screen has a prompt")
+	}
+	tr.Observe(stop("Should I delete them?", time.Second))
+	if got := tr.State(at(time.Second)).PromptSince; !got.Equal(at(time.Second)) {
+		t.Fatalf("asked: prompt since %v, want 1s", got)
+	}
+	tr.Observe(Signal{Source: SourceScreen, Rule: "screen:idle", Activity: Ready, Reason: "idle", Stuck: true, At: at(2 * time.Second)})
+	if st := tr.State(at(2 * time.Second)); st.Reason != ReasonAsked || !st.PromptSince.Equal(at(time.Second)) {
+		t.Fatalf("after the screen's ready: %+v, want the question since 1s", st)
+	}
+	tr.Observe(stop("Which branch?", 3*time.Second))
+	if got := tr.State(at(3 * time.Second)).PromptSince; !got.Equal(at(3 * time.Second)) {
+		t.Fatalf("another question: prompt since %v, want 3s", got)
+	}
+	tr.Observe(stop("Done.", 4*time.Second))
+	if st := tr.State(at(4 * time.Second)); !st.PromptSince.IsZero() || Prompting(st.Activity, st.Reason) {
+		t.Fatalf("a turn that asked nothing: %+v", st)
+	}
+	tr.Observe(stop("Should I push?", 5*time.Second))
+	tr.Observe(hook("UserPromptSubmit", 6*time.Second))
+	if st := tr.State(at(6 * time.Second)); !st.PromptSince.IsZero() {
+		t.Fatalf("answered, busy: prompt since %v", st.PromptSince)
 	}
 }

@@ -102,9 +102,12 @@ func (t *Tracker) Observe(s Signal) bool {
 				// after the dialog is drawn): its id stays (issue 22,
 				// "one prompt, one id").
 				t.state.SkipUntil = time.Time{}
-				if s.Activity == NeedsConfirmation {
+				if Prompting(s.Activity, s.Reason) {
 					t.state.PromptSince = s.At
 				}
+			}
+			if !Prompting(s.Activity, s.Reason) {
+				t.state.PromptSince = time.Time{} // the question was answered, or another turn ended
 			}
 			return true
 		default:
@@ -136,9 +139,9 @@ func (t *Tracker) become(s Signal) {
 		next.Since = s.At
 	}
 	switch {
-	case s.Activity != NeedsConfirmation:
+	case !Prompting(s.Activity, s.Reason):
 		next.PromptSince = time.Time{}
-	case cur.Activity != NeedsConfirmation || next.PromptSince.IsZero():
+	case !Prompting(cur.Activity, cur.Reason) || next.PromptSince.IsZero():
 		next.PromptSince = s.At
 	}
 	switch {

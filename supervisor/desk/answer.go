@@ -112,6 +112,11 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		if keys, submit, err = pr.Keys(a.p.Choice); err != nil {
 			return ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
 		}
+		if submit {
+			if keys, err = d.answerText(keys); err != nil {
+				return err
+			}
+		}
 		busy := AnswerBusy(g, pr.Since)
 		a.gate, a.applied = trigger.GateEnforced, busy && a.ov.Requested
 		if a.ov.Requested {
@@ -151,6 +156,20 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	}
 	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary,
 		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
+}
+
+// answerText is free text as an answer types it: sanitised and bounded as
+// a trigger's prompt is (a control character in it could press keys the
+// answer did not mean: Enter, Escape, the end of the paste), then pasted
+// as a trigger is; the submit follows separately.
+func (d *Desk) answerText(text string) (string, error) {
+	if err := trigger.CheckSize(text, d.cfg.MaxPromptBytes); err != nil {
+		return "", ipc.Errorf(ipc.CodePayloadTooLarge, "answer: %v", err)
+	}
+	if text = trigger.Sanitize(text); strings.TrimSpace(text) == "" {
+		return "", ipc.Errorf(ipc.CodeBadRequest, "answer: the text holds only control characters; nothing typed")
+	}
+	return d.paste(text), nil
 }
 
 // AnswerDrawWait bounds how long an answer waits for the screen to show a

@@ -222,6 +222,17 @@ func (d *Desk) dropQueue() {
 	}
 }
 
+// paste is text as the agent reads a paste: in bracketed-paste brackets
+// when it asked for them, so a newline in it is part of the text, not a
+// submit. Triggers and text answers are both pasted this way; the submit
+// is a separate "\r" (Session.Write).
+func (d *Desk) paste(text string) string {
+	if d.sess.BracketedPaste() {
+		return pasteStart + text + pasteEnd
+	}
+	return text
+}
+
 // deliver pastes j into the child (bringing a stopped child back first),
 // submits it, and waits for the ack, retrying as the policy allows.
 func (d *Desk) deliver(j *job) ipc.TriggerResult {
@@ -239,10 +250,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 	waitFrom := j.queued // a first attempt's wait counts from the queueing
 	for attempt := 1; ; attempt++ {
 		r.Attempts = attempt
-		payload := j.text
-		if d.sess.BracketedPaste() {
-			payload = pasteStart + payload + pasteEnd
-		}
+		payload := d.paste(j.text)
 		if d.isCancelled(j) {
 			return d.cancelledByRequest(r, j)
 		}

@@ -93,6 +93,7 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 		}
 		return k.picks[n-1], false, nil
 	}
+	named := true
 	switch choice {
 	case ChoiceYes:
 		keys = k.Yes
@@ -101,21 +102,25 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 	case ChoiceAlways:
 		keys = k.Always
 	default:
-		if len(choice) == 1 && choice[0] >= '1' && choice[0] <= '9' {
-			if !k.Numbers {
-				return "", false, fmt.Errorf("choice %q: this dialog takes no option numbers; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
-			}
-			return choice, false, nil
-		}
-		if !k.Text {
-			return "", false, fmt.Errorf("choice %q: this dialog takes no free text; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
-		}
+		named = false
+	}
+	digit := len(choice) == 1 && choice[0] >= '1' && choice[0] <= '9'
+	switch {
+	case keys != "":
+		return keys, false, nil
+	case digit && k.Numbers:
+		return choice, false, nil
+	case k.Text:
+		// A dialog that takes text types a word it has no keys for as
+		// text: "yes" answers "Should I delete them?" as the human would
+		// type it, "2" an option the question listed in its text.
 		return choice, true, nil
-	}
-	if keys == "" {
+	case named:
 		return "", false, fmt.Errorf("choice %q: this dialog has no such option; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+	case digit:
+		return "", false, fmt.Errorf("choice %q: this dialog takes no option numbers; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
 	}
-	return keys, false, nil
+	return "", false, fmt.Errorf("choice %q: this dialog takes no free text; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
 }
 
 // Choices lists the named choices the dialog takes, then "1-9" and
