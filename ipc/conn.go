@@ -192,13 +192,24 @@ func (c *conn) readFrame() ([]byte, bool) {
 		}
 		return nil, false
 	}
-	if !c.srv.setIdle(c, false) {
-		return nil, false // evicted as the request arrived: dropped with the connection
+	// A frame on its way is still evictable, counted from its first
+	// byte: a local client sends a whole frame in microseconds, and one
+	// that drips a frame byte by byte would otherwise hold its slot for
+	// FrameTimeout while looking busy (found by the attack review: 140
+	// dripping connections locked `sup state` and hooks out).
+	if !c.srv.setIdle(c, true) {
+		return nil, false
 	}
 	c.nc.SetReadDeadline(time.Now().Add(cfg.FrameTimeout))
 	body, err := ReadFrame(c.br, cfg.MaxFrame)
 	if err == nil {
+		if !c.srv.setIdle(c, false) {
+			return nil, false // evicted as the frame completed: dropped with the connection
+		}
 		return body, true
+	}
+	if c.srv.wasEvicted(c) {
+		return nil, false // its read failed because it was closed for a newcomer
 	}
 	var tooLarge *FrameTooLargeError
 	switch {

@@ -391,7 +391,8 @@ func (s *Server) oldestIdle(pid int) *conn {
 	return oldestOfHog
 }
 
-// setIdle marks c idle (waiting for a request's first byte) or busy. It
+// setIdle marks c idle (waiting for a request, or its frame still on the
+// way: since that frame's first byte) or busy (handling). It
 // reports false when c was evicted meanwhile: its slot is gone, and a
 // request that raced the eviction is dropped with the connection.
 func (s *Server) setIdle(c *conn, idle bool) bool {
@@ -406,6 +407,13 @@ func (s *Server) setIdle(c *conn, idle bool) bool {
 		c.idleSince = time.Time{}
 	}
 	return true
+}
+
+// wasEvicted reports whether c was closed to give its slot to a newcomer.
+func (s *Server) wasEvicted(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.evicted
 }
 
 func (s *Server) release(c *conn) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -523,6 +524,47 @@ func TestFullSlotsEvictOldestIdle(t *testing.T) {
 	}
 	if !strings.Contains(ts.logs.String(), "closed the oldest idle connection") {
 		t.Fatalf("eviction not logged:\n%s", ts.logs.String())
+	}
+}
+
+// TestDrippingFramesEvicted: connections that send a frame's first bytes
+// and then drip the rest hold no slot against a newcomer once their frame
+// has been on its way for EvictIdleAfter: a hook still gets in.
+func TestDrippingFramesEvicted(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	// A frame may take a minute: only eviction can free the slots here.
+	ts := startServer(t, ServerConfig{MaxConns: 4, Now: clock.Now, FrameTimeout: time.Minute}, testHandlers)
+	var drips []net.Conn
+	for range 4 {
+		c := dialRaw(t, ts.path)
+		// A hello, and in the same write the start of a 1000-byte frame
+		// (its length and one byte): once the hello is answered the
+		// server goes on to the dripping frame.
+		writeAll(t, c, append(frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 1, "method": "hello"})), 0, 0, 3, 232, 0x85))
+		if r := readResponse(t, c); !r.OK {
+			t.Fatalf("hello: %+v", r)
+		}
+		drips = append(drips, c)
+	}
+	time.Sleep(100 * time.Millisecond) // the server reads on into the frames (a sync, not a bound)
+	// The server marks each frame's start when its first byte arrives,
+	// on its own time: advance the clock until a newcomer gets in.
+	testutil.WaitUntil(t, 3*time.Second, "a newcomer admitted over the dripping frames", func() bool {
+		clock.Advance(2 * time.Second)
+		c := dialRaw(t, ts.path)
+		writeAll(t, c, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 2, "method": "hello"})))
+		r := readResponse(t, c)
+		return r.OK && r.ID == 2
+	})
+	closed := 0
+	for _, d := range drips {
+		d.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := d.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) || err == nil {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Fatalf("%d dripping connections closed for the newcomer, want 1", closed)
 	}
 }
 
