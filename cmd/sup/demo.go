@@ -205,6 +205,13 @@ Stop it all with: %[3]s demo --stop%[2]s
 	c := exec.CommandContext(ctx, attach[0], attach[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := c.Run(); err != nil {
+		if !d.running(ctx) {
+			// `sup demo --stop` from another shell ended the server under
+			// this client: tmux says "[server exited]" and exits 1. The
+			// demo ended as asked; that is no error.
+			fmt.Println("the demo was stopped")
+			return nil
+		}
 		return fmt.Errorf("demo: attach: %w", err)
 	}
 	return nil
