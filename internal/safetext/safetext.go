@@ -52,7 +52,7 @@ func safeRun(s string, keepNL bool, limit int) int {
 	}
 	for i := 0; i < n; {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f || keepNL && c == '\n' {
+		if c >= 0x20 && c < 0x7f || keepNL && (c == '\n' || crlf(s, i)) {
 			i++
 			continue
 		}
@@ -69,6 +69,12 @@ func safeRun(s string, keepNL bool, limit int) int {
 	}
 	return n
 }
+
+// crlf reports whether s[i] is the CR of a CR LF: where lines are kept
+// (Text) a line ending, which moves to the next line's start and cannot
+// overwrite anything (sup screen --ansi draws its rows so); a CR alone
+// would let the rest of a line overwrite what the human reads.
+func crlf(s string, i int) bool { return s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' }
 
 func clean(s string, keepNL bool, limit int) string {
 	i := safeRun(s, keepNL, limit)
@@ -87,8 +93,8 @@ func clean(s string, keepNL bool, limit int) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' && keepNL:
-			b.WriteByte('\n')
+		case r == '\n' && keepNL, keepNL && crlf(s, i):
+			b.WriteByte(s[i])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':

@@ -38,6 +38,14 @@ func TestText(t *testing.T) {
 	if got, want := Text("one\ntwo\x1b[2J\r"), `one`+"\n"+`two\x1b[2J\r`; got != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
+	// CR LF ends a row (sup screen --ansi replays rows so); a CR alone
+	// would let the rest of its line overwrite what is shown.
+	if got, want := Text("rows\r\nkept\rnot\r"), "rows\r\nkept"+`\rnot\r`; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got, want := Field("a\r\nb"), `a\r\nb`; got != want {
+		t.Errorf("Field = %q, want %q (one line: no CR LF kept)", got, want)
+	}
 }
 
 // TestFieldCap: a 1 MB line comes back as MaxField bytes and an ellipsis,

@@ -77,6 +77,8 @@ local function clean(s, keep_nl, limit)
       n = 1
     elseif cp == 10 and keep_nl then
       table.insert(out, "\n")
+    elseif cp == 13 and keep_nl and s:byte(i + 1) == 10 then
+      table.insert(out, "\r") -- CR LF is a line ending where lines are kept
     elseif named[cp] then
       table.insert(out, named[cp])
     elseif cp < 0x80 and unsafe(cp) then
