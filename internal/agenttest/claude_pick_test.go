@@ -36,6 +36,11 @@ func TestCodexPickAnswersRightAway(t *testing.T) {
 // the first needs_confirmation event, the command runs.
 func pickAnswersRightAway(t *testing.T, a *Agent, next func(string) ipc.Event, ready string) {
 	p := a.Tmux.NewWindowDir(a.Dir, a.Env, a.Sup, "pick")
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpSupLog(t, a)
+		}
+	})
 	// A ready session waits on the human too: the picker lists it.
 	name := a.State().Name
 	a.Tmux.WaitForScreen(t, p, "> "+name, 15*time.Second)
