@@ -27,6 +27,10 @@ type screenVerdict struct {
 	// Process: the profile has no screen rules, so the verdict came from
 	// the pty's foreground process group.
 	Process bool
+	// Undrawn: the rule read only the terminal's signals (a title, Codex's
+	// state report) and the pack has a rule that sees the dialog drawn:
+	// the signal can announce it before it is (classify.Pack.Announces).
+	Undrawn bool
 }
 
 // noteScreen records a classification of snap with the prompt tracker
@@ -39,6 +43,7 @@ func (s *Session) noteScreen(res classify.Result, pack *classify.Pack, snap scre
 		lines = pack.MatchedLines(snap, res.Rule)
 	}
 	v := screenVerdict{Rule: res.Rule, Activity: res.Activity, Lines: lines, At: now, Process: pack == nil || !pack.HasRules()}
+	v.Undrawn = res.Matched && !v.Process && pack.Announces(res.Rule)
 	if !res.Matched {
 		v.Activity = activity.Unknown
 	}

@@ -54,6 +54,14 @@ type promptTracker struct {
 func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if v.Activity == activity.NeedsConfirmation && v.Undrawn {
+		// A signal said a dialog is coming (Codex's state=blocked) but no
+		// rule sees it drawn: the episode starts when one does, so an
+		// answer waits for it (desk's settle) rather than typing into the
+		// input box. It neither starts nor ends an episode.
+		t.screen = v
+		return v
+	}
 	if v.Activity == activity.NeedsConfirmation {
 		if t.known != activity.NeedsConfirmation || t.episode.IsZero() {
 			t.prevEpisode, t.episode = t.episode, v.At

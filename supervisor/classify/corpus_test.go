@@ -94,8 +94,8 @@ var corpusRules = map[string]string{
 	"codex/busy_waiting.raw":                  "state_working",
 	"codex/busy_streaming.raw":                "state_working",
 	"codex/ready_after_turn.raw":              "state_done",
-	"codex/approval_prompt.raw":               "state_blocked",
-	"codex/approval_prompt_80x24.raw":         "state_blocked",
+	"codex/approval_prompt.raw":               "approval",
+	"codex/approval_prompt_80x24.raw":         "approval",
 	"codex/ready_after_approval.raw":          "state_done",
 	"codex/question_prose.raw":                "state_done",
 	"codex/draft.raw":                         "state_idle",
@@ -268,6 +268,8 @@ func TestCorpusRuleVariants(t *testing.T) {
 		{"codex reconnecting beats state=working", "codex/api_unreachable.raw", nil, activity.Error, "reconnecting"},
 		{"codex approval without state", "codex/approval_prompt.raw",
 			[]func(*screen.Snapshot){state(""), title("")}, activity.NeedsConfirmation, "approval"},
+		{"codex blocked before the approval is drawn", "codex/busy_waiting.raw",
+			[]func(*screen.Snapshot){state("state=blocked")}, activity.NeedsConfirmation, "state_blocked"},
 		{"codex prompt without state", "codex/draft.raw",
 			[]func(*screen.Snapshot){state("")}, activity.Ready, "prompt"},
 		{"codex stale error, new turn working", "codex/api_error_final.raw",
@@ -410,5 +412,24 @@ func TestCorpusSelectionSummary(t *testing.T) {
 				t.Errorf("%s rule %q summary %q, want needs_confirmation rule selection summary %q\n%s", got.Activity, got.Rule, got.Summary, tt.summary, snap.Text)
 			}
 		})
+	}
+}
+
+// Announces tells a rule of terminal signals alone, which can announce a
+// dialog before it is drawn, from one that sees it drawn; a signal with no
+// drawn counterpart in its pack is the dialog.
+func TestUnitAnnounces(t *testing.T) {
+	p := builtinPack(t, "codex")
+	for rule, want := range map[string]bool{"approval": false, "state_blocked": true, "title_action_required": true, "no such rule": false} {
+		if got := p.Announces(rule); got != want {
+			t.Errorf("codex: Announces(%q) = %v, want %v", rule, got, want)
+		}
+	}
+	titled, err := classify.Parse([]byte("rules:\n  - {name: confirm, activity: needs_confirmation, reason: permission, title: '^\\[\\?\\] '}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if titled.Announces("confirm") {
+		t.Error("a title rule with no drawn counterpart announces, want it read as the dialog")
 	}
 }

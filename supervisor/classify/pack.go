@@ -95,6 +95,39 @@ func (p *Pack) OnlyPrompts() bool {
 	return true
 }
 
+// Announces reports whether the named rule reads only the terminal's
+// signals (a title, Codex's OSC 7501 state, modes) while another rule of
+// the same activity and reason reads drawn text (a positive condition on
+// the screen's lines or an option list): the signal can speak before the
+// agent draws what it announces — Codex reports state=blocked 0.2–1 s
+// before its approval is on the screen, and a key typed then lands in its
+// input box. A signal with no drawn counterpart (a profile whose title is
+// its only sign of a dialog) is the dialog as far as the pack can tell.
+func (p *Pack) Announces(rule string) bool {
+	if p == nil {
+		return false
+	}
+	i := slices.IndexFunc(p.rules, func(r Rule) bool { return r.Name == rule })
+	if i < 0 || p.rules[i].readsScreen() {
+		return false
+	}
+	r := p.rules[i]
+	return slices.ContainsFunc(p.rules, func(o Rule) bool {
+		return o.Activity == r.Activity && o.Reason == r.Reason && o.readsScreen()
+	})
+}
+
+// readsScreen: a positive condition on drawn text.
+func (r Rule) readsScreen() bool {
+	return slices.ContainsFunc(r.conds, func(c cond) bool {
+		switch c.reg {
+		case regScreen, regBottom, regAbove, regBelow, regOptions:
+			return !c.neg
+		}
+		return false
+	})
+}
+
 // HasInput reports whether the pack defines an input box (a draft: block).
 func (p *Pack) HasInput() bool { return p != nil && p.input != nil }
 
