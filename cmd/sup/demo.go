@@ -173,10 +173,18 @@ func (d demo) waitSessions(ctx context.Context, n int) error {
 }
 
 func (d demo) show(ctx context.Context, noAttach bool) error {
-	time.Sleep(2500 * time.Millisecond) // the deployer's first task reaches its confirmation
-	q, err := stuckQueue(ctx)
-	if err != nil {
-		return err
+	// Wait until the deployer's first task reaches its confirmation and
+	// the reviewer waits (about 2 s; a loaded machine takes longer), so
+	// the listing shows what the text below says.
+	var q []broker.Entry
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var err error
+		if q, err = stuckQueue(ctx); err != nil {
+			return err
+		}
+		if len(q) >= 2 || time.Now().After(deadline) {
+			break
+		}
 	}
 	sessions, _ := d.sessions(ctx) // Best effort: the listing is a courtesy.
 	printSessions(os.Stdout, sessions, time.Now())
