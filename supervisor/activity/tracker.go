@@ -94,11 +94,11 @@ func (t *Tracker) Observe(s Signal) bool {
 		case s.Reason != cur.Reason || s.Summary != cur.Summary:
 			t.state.Reason, t.state.Summary = s.Reason, s.Summary
 			t.state.Source, t.state.Rule = s.Source, s.Rule
-			if s.Source >= SourceHook && cur.Source >= SourceHook {
+			if s.Source >= SourceHook && (cur.Source >= SourceHook || !Prompting(cur.Activity, cur.Reason)) {
 				// The agent itself reports a new prompt: a new stuck
 				// event, which ends a skip's cooldown, and a new prompt.
-				// A hook after the screen's word is the same dialog told
-				// better (under load Claude's PermissionRequest comes
+				// A hook after the screen's word on an open prompt is the
+				// same dialog told better (under load Claude's PermissionRequest comes
 				// after the dialog is drawn): its id stays (issue 22,
 				// "one prompt, one id").
 				t.state.SkipUntil = time.Time{}
