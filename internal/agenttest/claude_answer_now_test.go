@@ -33,8 +33,15 @@ func startAnswerNowClaude(t *testing.T) (*Agent, func(string) ipc.Event) {
 // came, and the file the command would create.
 func askPermission(t *testing.T, a *Agent, next func(string) ipc.Event, name string) (string, time.Time, string) {
 	t.Helper()
+	typed := time.Now()
 	a.Type("RUN: touch " + name)
 	ev := next("needs_confirmation")
+	for ev.At < typed.UnixMilli() {
+		// The last prompt's second needs_confirmation event (the screen
+		// saw the dialog, then its PermissionRequest hook told it
+		// better: the same prompt and id, a new summary) is still queued.
+		ev = next("needs_confirmation")
+	}
 	at := time.Now()
 	id, _ := ev.Data["prompt_id"].(string)
 	if id == "" {

@@ -90,6 +90,13 @@ func walkFirstRun(t *testing.T, a *Agent, fr firstRun) []firstRunAnswer {
 			}
 			return met
 		case "unknown":
+			if strings.TrimSpace(screen) == "" {
+				// Nothing drawn yet (the agent still starting: Gemini CLI
+				// takes seconds on a loaded machine): there is nothing to
+				// recognise, so nothing the fallback should call a question.
+				unknownSince = time.Time{}
+				continue
+			}
 			if unknownSince.IsZero() {
 				unknownSince = time.Now()
 			} else if d := time.Since(unknownSince); d > fallbackWindow {
