@@ -64,6 +64,8 @@ fuzz:
 	$(call fuzzrun,FuzzRespond,./supervisor/termreply/,150000x)
 	$(call fuzzrun,FuzzField,./internal/safetext/,50000x)
 	$(call fuzzrun,FuzzDetect,./supervisor/question/,30000x)
+	$(call fuzzrun,FuzzParseReply,./supervisor/modelread/,50000x)
+	$(call fuzzrun,FuzzRedact,./supervisor/modelread/,30000x)
 
 # lint also vets for darwin and freebsd: sup is Linux-only
 # (specs/supervisor.md, "Platforms"), elsewhere the Linux-only packages are
