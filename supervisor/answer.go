@@ -147,7 +147,7 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	defer s.mu.Unlock()
 	pr := s.readPrompt(now)
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Reason: pr.st.Reason, Rule: pr.st.Rule,
-		Since: pr.since, ShownAt: pr.shownAt, Dialog: pr.kind, Profile: s.plan.Profile.Name, Name: s.plan.Name}
+		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: s.plan.Profile.Name, Name: s.plan.Name}
 	if pr.keys != nil {
 		d.Keys = pr.answerKeys
 	}
@@ -187,4 +187,16 @@ func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 		return "activity", string(pr.st.Activity)
 	}
 	return "", string(pr.st.Activity)
+}
+
+// gateSince is when the prompt appeared for the answer's operator gate:
+// the earlier of the prompt tracker's appearance and the activity's. A
+// key of the human's own can make the screen read the dialog as asked anew
+// (Claude redraws its dialog on Down, and a look mid-redraw is not the
+// dialog): that key must still count as the human at the dialog.
+func gateSince(pr prompt) time.Time {
+	if ps := pr.st.PromptSince; !ps.IsZero() && ps.Before(pr.since) {
+		return ps
+	}
+	return pr.since
 }
