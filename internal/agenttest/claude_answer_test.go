@@ -100,7 +100,10 @@ func auditAnswers(t *testing.T, a *Agent) []map[string]any {
 func TestClaudeAnswer(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }),
-		WithSupConfig("activity: {quiet_window: 2s}\n"))
+		// 6 s: operator_busy's answer must come within the window of the
+		// human's key, and under the whole suite's load a `sup answer`
+		// took more than 2 s to start and dial (CI).
+		WithSupConfig("activity: {quiet_window: 6s}\n"))
 	a.WaitOperatorIdle()
 
 	t.Run("yes", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -297,7 +298,8 @@ func TestCorpusRuleVariants(t *testing.T) {
 	for _, e := range loadCorpus(t) {
 		entries[e.File] = e
 	}
-	decided := map[string]bool{}
+	// Rules a test of their own decides on a screen cut from a recording.
+	decided := map[string]bool{"codex/starting": true} // TestCodexStarting
 	for file, rule := range corpusRules {
 		decided[strings.Split(file, "/")[0]+"/"+rule] = true
 	}
@@ -431,5 +433,34 @@ func TestUnitAnnounces(t *testing.T) {
 	}
 	if titled.Announces("confirm") {
 		t.Error("a title rule with no drawn counterpart announces, want it read as the dialog")
+	}
+}
+
+// TestCodexStarting: Codex draws its welcome card and composer while it
+// still loads, before its first OSC 7501 report and its status line, and
+// may then draw the trust screen over them (the first run in a CI run read
+// ready there). The recording of Codex at rest, cut before its first
+// spinner title and state report, is that loading screen: busy, starting.
+func TestCodexStarting(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "codex", "fresh_ready.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := len(data)
+	for _, mark := range []string{"\x1b]7501;", "\x1b]0;⠋"} {
+		if i := bytes.Index(data, []byte(mark)); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	if cut == len(data) {
+		t.Fatal("codex/fresh_ready.raw has no state report or spinner title to cut at: record it again or update this test")
+	}
+	pack := builtinPack(t, "codex")
+	snap := classify.Render(data[:cut], 120, 40)
+	if !strings.Contains(snap.Text, "Ask Codex to do anything") || strings.Contains(snap.Text, " default · ") {
+		t.Fatalf("the cut recording is not the loading screen:\n%s", snap.Text)
+	}
+	if got := pack.Classify(snap); got.Activity != activity.Busy || got.Rule != "starting" {
+		t.Fatalf("loading screen: %s (rule %q), want busy (rule starting)\n%s", got.Activity, got.Rule, snap.Text)
 	}
 }
