@@ -5,7 +5,9 @@ package agenttest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/testutil"
 )
@@ -129,9 +131,34 @@ func StartGemini(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 }
 
 // WaitGeminiReady waits until Gemini CLI has initialised and its input
-// box is empty: GeminiBanner and GeminiPrompt on screen.
+// box is empty: GeminiPrompt on screen without "Initializing", and
+// GeminiBanner too — or, the banner gone, the prompt alone for
+// geminiSettle: on a loaded machine Gemini CLI once cleared its screen
+// after initialising and redrew only the input area (the CI run of
+// 2026-11-26, TestGeminiConfirmationApprovedRunsCommand).
 func (a *Agent) WaitGeminiReady() {
 	a.T.Helper()
-	a.WaitScreen(GeminiBanner)
-	a.WaitScreen(GeminiPrompt)
+	var since time.Time
+	testutil.WaitUntil(a.T, ScreenTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
+		s := a.Screen()
+		if !strings.Contains(s, GeminiPrompt) || strings.Contains(s, geminiInitializing) {
+			since = time.Time{}
+			return false
+		}
+		if strings.Contains(s, GeminiBanner) {
+			return true
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= geminiSettle
+	})
 }
+
+// geminiInitializing shows above the input box until Gemini CLI has
+// initialised ("ℹ Initializing... Prompts will be queued.").
+const geminiInitializing = "Initializing..."
+
+// geminiSettle is how long the prompt must show, without the banner and
+// without geminiInitializing, to count as initialised.
+const geminiSettle = 2 * time.Second

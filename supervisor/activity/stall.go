@@ -70,8 +70,13 @@ func (s StatusLines) match(line string) bool {
 type stall struct {
 	at     time.Time // the last real progress
 	what   string    // what it was: "hook:PreToolUse", "screen"
-	screen uint64    // the last screen fingerprint
+	screen uint64    // the last screen fingerprint that held
 	seen   bool      // screen holds one
+	// changedAt is when a look first saw a fingerprint other than
+	// screen (zero: the last look saw screen). A change is progress only
+	// if the next look does not show screen again: one look at a frame
+	// written in two reads (no synchronized output) is no progress.
+	changedAt time.Time
 }
 
 // Progress records something real at at (what: "hook:PostToolUse",
@@ -92,7 +97,8 @@ func (t *Tracker) Progress(at time.Time, what string) bool {
 func (t *Tracker) LastProgress() (time.Time, string) { return t.stall.at, t.stall.what }
 
 // Stall looks for a stall at now. screen is the fingerprint of the screen
-// outside its status lines (StatusLines.Fingerprint; a change is progress);
+// outside its status lines (StatusLines.Fingerprint; a change that the
+// next look does not take back is progress, dated when first seen);
 // doing is the summary a stall shows (the tool the agent runs, else its
 // status line). A running session that has been busy with no progress for
 // after becomes reason stalled, rule StallRule, and waits on the human
@@ -100,12 +106,17 @@ func (t *Tracker) LastProgress() (time.Time, string) { return t.stall.at, t.stal
 // for it. after <= 0 turns it off. It reports whether the state changed and
 // how long until a stall is due (0: none is).
 func (t *Tracker) Stall(now time.Time, after time.Duration, screen uint64, doing string) (changed bool, wait time.Duration) {
-	if !t.stall.seen || screen != t.stall.screen {
-		first := !t.stall.seen
+	switch {
+	case !t.stall.seen:
 		t.stall.screen, t.stall.seen = screen, true
-		if !first {
-			changed = t.Progress(now, "screen") || changed
-		}
+	case screen == t.stall.screen:
+		t.stall.changedAt = time.Time{} // a blip: the screen is back
+	case t.stall.changedAt.IsZero():
+		t.stall.changedAt = now // progress if the next look agrees
+	default:
+		at := t.stall.changedAt
+		t.stall.screen, t.stall.changedAt = screen, time.Time{}
+		changed = t.Progress(at, "screen")
 	}
 	cur := t.state
 	if after <= 0 || !t.running || cur.Activity != Busy || cur.Rule == StallRule {

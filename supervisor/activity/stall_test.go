@@ -56,9 +56,21 @@ func TestStallAndProgress(t *testing.T) {
 	if changed, _ := tr.Stall(at(after+3*time.Second), after, 7, "x"); changed {
 		t.Fatal("still the same screen: no change")
 	}
-	// Real output: busy again, out of the queue, and a new clock.
-	changed, _ = tr.Stall(at(after+4*time.Second), after, 8, "x")
-	st = tr.State(at(after + 4*time.Second))
+	// One look at another screen, then the old one again: half a frame
+	// (written in two reads), no progress.
+	if changed, _ := tr.Stall(at(after+3500*time.Millisecond), after, 9, "x"); changed {
+		t.Fatal("one look at another screen lifted the stall")
+	}
+	if changed, _ := tr.Stall(at(after+3600*time.Millisecond), after, 7, "x"); changed || tr.State(at(after+3600*time.Millisecond)).Reason != ReasonStalled {
+		t.Fatal("a blip lifted the stall")
+	}
+	// Real output: seen on two looks; busy again, out of the queue, and a
+	// new clock from when it was first seen.
+	if changed, _ := tr.Stall(at(after+4*time.Second), after, 8, "x"); changed {
+		t.Fatal("one look at a new screen lifted the stall")
+	}
+	changed, _ = tr.Stall(at(after+4500*time.Millisecond), after, 8, "x")
+	st = tr.State(at(after + 4500*time.Millisecond))
 	if !changed || st.Reason != "working" || st.Stuck || !st.WaitingSince.IsZero() || st.Activity != Busy {
 		t.Fatalf("after progress: changed %v %+v", changed, st)
 	}
@@ -135,5 +147,24 @@ func TestHookSignalAskedElicitationDenied(t *testing.T) {
 	s, ok = HookSignal(HookEvent{Event: "PermissionDenied", ToolName: "Bash", Command: "rm -rf /tmp/x"}, at(0))
 	if !ok || s.Activity != Busy || s.Reason != "denied" || s.Summary != "Bash: rm -rf /tmp/x" || s.Stuck {
 		t.Fatalf("PermissionDenied: %+v", s)
+	}
+}
+
+// A screen that changes at every look (an answer streaming) is progress
+// from the second look on: the blip filter never hides real output.
+func TestStreamingScreenIsProgress(t *testing.T) {
+	const after = time.Minute
+	tr := NewTracker(Config{})
+	tr.Observe(spawn(0))
+	tr.Observe(screenSig(Busy, "spinner", 0))
+	tr.Stall(at(time.Second), after, 1, "")
+	for i := 2; i < 100; i++ {
+		tr.Stall(at(time.Duration(i)*time.Second), after, uint64(i), "")
+	}
+	if st := tr.State(at(99 * time.Second)); st.Reason == ReasonStalled {
+		t.Fatalf("a screen changing at every look stalled: %+v", st)
+	}
+	if p, _ := tr.LastProgress(); !p.Equal(at(98 * time.Second)) {
+		t.Fatalf("last progress %v, want the look before the last", p)
 	}
 }
