@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -99,7 +100,7 @@ func RecordSession(stateDir string, e RegistryEntry) error {
 	if err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
-	if err := replaceFile(path, RegistryFile+".tmp-*", append(data, '\n'), true); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Durable: true}); err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
 	return nil
