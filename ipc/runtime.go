@@ -9,38 +9,25 @@ import (
 	"net"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
 // MaxSocketPath is the longest socket path, in bytes, that fits in
-// sockaddr_un.sun_path (108 bytes on Linux, including the terminating NUL).
-const MaxSocketPath = 107
+// sockaddr_un.sun_path (108 bytes on Linux, 104 on the BSDs and macOS,
+// including the terminating NUL). It is internal/paths.MaxSocketPath.
+const MaxSocketPath = paths.MaxSocketPath
 
 // RuntimeDir returns the directory that holds the supervisors' sockets:
-// $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup
-// (per-user, tmpfs, cleaned at logout: the right home for sockets), else
-// $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp (the tmux layout, for
-// systems without a user runtime dir). A relative XDG_RUNTIME_DIR is ignored,
-// as the XDG spec requires. getenv is os.Getenv outside tests.
-func RuntimeDir(getenv func(string) string) string {
-	if d := getenv("SUP_RUNTIME_DIR"); d != "" {
-		return filepath.Clean(d)
-	}
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "sup")
-	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" {
-		tmp = "/tmp"
-	}
-	return filepath.Join(tmp, fmt.Sprintf("sup-%d", os.Geteuid()))
-}
+// $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup,
+// else $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp. getenv is
+// os.Getenv outside tests. It is internal/paths.RuntimeDir, which owns the
+// layout; kept here as the client API.
+func RuntimeDir(getenv func(string) string) string { return paths.RuntimeDir(getenv) }
 
 // EnsureRuntimeDir makes dir ready to hold sockets: it creates it (and any
 // missing parents) with mode 0700, or checks an existing one as
@@ -119,23 +106,19 @@ func userName(uid uint32) string {
 
 // SocketPath returns dir/<sessionID>.sock. It fails when the session id is
 // not a plain file name or when the path would not fit in sun_path: bind and
-// connect would fail later with an unhelpful EINVAL.
+// connect would fail later with an unhelpful EINVAL. It delegates to
+// internal/paths.Socket, which owns the layout.
 func SocketPath(dir, sessionID string) (string, error) {
-	if sessionID == "" || sessionID == "." || sessionID == ".." ||
-		strings.ContainsAny(sessionID, "/\x00") {
-		return "", fmt.Errorf("ipc: session id %q cannot name a socket file", sessionID)
-	}
-	p := filepath.Join(dir, sessionID+".sock")
-	if err := checkSocketPathLen(p); err != nil {
-		return "", err
+	p, err := paths.Socket(dir, sessionID)
+	if err != nil {
+		return "", fmt.Errorf("ipc: %w", err)
 	}
 	return p, nil
 }
 
 func checkSocketPathLen(p string) error {
-	if len(p) > MaxSocketPath {
-		return fmt.Errorf("ipc: socket path %s is %d bytes; Unix sockets allow at most %d; "+
-			"set SUP_RUNTIME_DIR to a shorter directory", p, len(p), MaxSocketPath)
+	if err := paths.CheckSocketLen(p); err != nil {
+		return fmt.Errorf("ipc: %w", err)
 	}
 	return nil
 }
@@ -167,7 +150,7 @@ func Listen(path string) (net.Listener, error) {
 	if err := checkSocketPathLen(path); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(paths.SocketLock(path))
 	if err != nil {
 		return nil, err
 	}

@@ -8,17 +8,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/sup-tmux/sup/internal/atomicfile"
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
 // RegistryFile is the name, in the state dir, of the record of sessions
 // that supervisors keep for the broker's routing fallback: what ran for
 // which workspace and role, and the agent conversation to resume.
-const RegistryFile = "sessions.json"
+const RegistryFile = paths.RegistryFile
 
 // Registry is sessions.json.
 type Registry struct {
@@ -51,7 +51,7 @@ type RegistryEntry struct {
 // ReadRegistry reads stateDir/sessions.json; a missing file is empty.
 func ReadRegistry(stateDir string) (Registry, error) {
 	reg := Registry{Version: 1, Sessions: map[string]RegistryEntry{}}
-	data, err := os.ReadFile(filepath.Join(stateDir, RegistryFile))
+	data, err := os.ReadFile(paths.Registry(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return reg, nil
 	}
@@ -59,7 +59,7 @@ func ReadRegistry(stateDir string) (Registry, error) {
 		return reg, fmt.Errorf("read session registry: %w", err)
 	}
 	if err := json.Unmarshal(data, &reg); err != nil {
-		return reg, fmt.Errorf("session registry %s: %w", filepath.Join(stateDir, RegistryFile), err)
+		return reg, fmt.Errorf("session registry %s: %w", paths.Registry(stateDir), err)
 	}
 	if reg.Sessions == nil {
 		reg.Sessions = map[string]RegistryEntry{}
@@ -75,8 +75,8 @@ func RecordSession(stateDir string, e RegistryEntry) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
-	path := filepath.Join(stateDir, RegistryFile)
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	path := paths.Registry(stateDir)
+	lock, err := os.OpenFile(paths.RegistryLock(stateDir), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("session registry lock: %w", err)
 	}
