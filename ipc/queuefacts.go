@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 import "github.com/sup-tmux/sup/internal/paths"

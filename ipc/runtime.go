@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 import (
@@ -140,7 +138,7 @@ const listenBacklog = 128
 // process-wide umask (which other goroutines may be creating files under):
 // the socket is built with raw syscalls, fchmod'ed to 0600 before bind (on
 // Linux bind creates the file with the socket inode's mode, so it is born
-// 0600), chmod'ed to 0600 after bind (portable, and fixes a umask that
+// 0600; the BSDs refuse fchmod on a socket, see newSocket), chmod'ed to 0600 after bind (portable, and fixes a umask that
 // removed owner bits), and only then listen(2)ed: until listen, connect(2)
 // fails with ECONNREFUSED, so no one connects through a wider mode. The
 // whole sequence runs under the `<path>.lock` flock that CleanStale takes, so
@@ -167,9 +165,9 @@ func Listen(path string) (net.Listener, error) {
 		}
 	}
 
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := newSocket()
 	if err != nil {
-		return nil, fmt.Errorf("ipc: listen %s: socket: %w", path, err)
+		return nil, fmt.Errorf("ipc: listen %s: %w", path, err)
 	}
 	ok := false
 	defer func() {
@@ -177,9 +175,6 @@ func Listen(path string) (net.Listener, error) {
 			unix.Close(fd)
 		}
 	}()
-	if err := unix.Fchmod(fd, 0o600); err != nil {
-		return nil, fmt.Errorf("ipc: listen %s: fchmod: %w", path, err)
-	}
 	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
 		return nil, fmt.Errorf("ipc: listen %s: bind: %w", path, err)
 	}
