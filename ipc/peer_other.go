@@ -4,14 +4,13 @@ package ipc
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 )
 
-// peerCred has no implementation here: sup trusts a socket only after the
+// peerCredFD has no implementation here: sup trusts a socket only after the
 // kernel told it the peer's uid (SO_PEERCRED on Linux, LOCAL_PEERCRED on
 // macOS and FreeBSD), so on any other system every connection is refused,
 // both ways, with this error rather than accepted unchecked.
-func peerCred(net.Conn) (Peer, error) {
+func peerCredFD(int) (Peer, error) {
 	return Peer{}, fmt.Errorf("ipc: peer credentials: not implemented on %s (sup checks them on linux, darwin and freebsd only)", runtime.GOOS)
 }
