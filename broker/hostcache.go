@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -30,8 +31,8 @@ type HostCache struct {
 	FailedAt int64  `json:"failed_at,omitempty"`
 }
 
-// HostCacheDir is <runtimeDir>/hosts.
-func HostCacheDir(runtimeDir string) string { return filepath.Join(runtimeDir, "hosts") }
+// HostCacheDir is <runtimeDir>/hosts (internal/paths.HostCacheDir).
+func HostCacheDir(runtimeDir string) string { return paths.HostCacheDir(runtimeDir) }
 
 // WriteHostCache records r (a remote host's answer or failure) at now:
 // an answer replaces the sessions, a failure keeps the last ones known

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/ipc"
@@ -41,7 +42,7 @@ type SSH struct {
 
 // ControlDirOf is the directory of sup's ssh ControlMaster sockets under
 // runtimeDir.
-func ControlDirOf(runtimeDir string) string { return filepath.Join(runtimeDir, "ssh") }
+func ControlDirOf(runtimeDir string) string { return paths.SSHControlDir(runtimeDir) }
 
 // Host status words of a host that did not answer (HostError.Status).
 const (

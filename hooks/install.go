@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -261,12 +262,14 @@ func (c Change) apply(now time.Time) (Written, error) {
 			return w, err
 		}
 	}
-	if err := writeAtomic(real, c.New, mode); err != nil {
+	// Durable: an agent CLI reads its settings at start, and a crash
+	// right after an install must not leave it an empty file.
+	if err := atomicfile.Write(real, c.New, atomicfile.Options{Mode: mode, Durable: true}); err != nil {
 		if w.Backup != "" {
 			os.Remove(w.Backup) // Best effort: it is a copy of the file, which is unchanged.
 			w.Backup = ""
 		}
-		return w, fmt.Errorf("write %s: %w (the file is as it was; no backup kept)", real, err)
+		return w, fmt.Errorf("%w (the file is as it was; no backup kept)", err) // err names real
 	}
 	return w, nil
 }
@@ -369,32 +372,4 @@ func backup(path string, data []byte, mode fs.FileMode, now time.Time) (string, 
 		}
 		return name, nil
 	}
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, so a reader sees the old file or the new one, never a part.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".sup-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -465,7 +465,7 @@ func TestBackupKeepsModeAndSymlink(t *testing.T) {
 		t.Fatalf("backup mode %v, want 0640", bi.Mode().Perm())
 	}
 	checkComplete(t, real, &claudeSpec, "/opt/sup/bin/sup hook --agent claude")
-	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(real), ".*sup-tmp*")); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(real), ".*.tmp")); len(m) != 0 {
 		t.Fatalf("temporary files left: %v", m)
 	}
 }

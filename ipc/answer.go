@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 // Methods that act on an open prompt and explain the activity

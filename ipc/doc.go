@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package ipc is sup's control-socket protocol (v1): framing, message types,
 // a server and a client.
 //
@@ -10,4 +8,14 @@
 //
 // Editor plugins and dashboards written in Go can import this package and
 // use [Dial] and [Client.Call]; clients in other languages need only the spec.
+//
+// Portability: the package (server side included) builds and works on
+// Linux, macOS and FreeBSD; only the supervisor's process layer is
+// Linux-only. The peer check reads SO_PEERCRED on Linux and LOCAL_PEERCRED
+// on the BSDs (peer_*.go); FreeBSD reports no peer pid (0). On any other
+// system the package builds but refuses every connection, since it cannot
+// learn who is at the other end. Two Linux-specific behaviours have
+// portable fallbacks: a zombie process counts as alive without pidfds
+// (PIDAlive), and a BSD server whose backlog is full refuses connections
+// instead of making them wait, so a prober there may take it for stale.
 package ipc

@@ -1,12 +1,8 @@
-//go:build linux
-
 package ipc
 
 import (
 	"errors"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // SocketLive reports whether a server answers at path (a full backlog
@@ -41,23 +37,19 @@ func SessionLive(runtimeDir, sessionID string) bool {
 // PIDAlive says whether a live process holds pid. A SIGKILLed supervisor
 // stays a zombie until its parent reaps it, and the tmux server, its parent
 // in a pane, has been seen to leave it unreaped for tens of seconds, so
-// kill(pid, 0) is not enough: a pidfd polls readable once the process has
-// exited, reaped or not. Without pidfds (Linux < 5.3), kill(pid, 0)
-// decides (EPERM still means a process holds the pid).
+// kill(pid, 0) is not enough where something better exists: on Linux a
+// pidfd (pidalive_linux.go); elsewhere, and on Linux < 5.3, kill(pid, 0)
+// decides (killAlive).
 func PIDAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return false
-	}
-	if err != nil {
-		err := syscall.Kill(pid, 0)
-		return err == nil || errors.Is(err, syscall.EPERM)
-	}
-	defer unix.Close(fd) // Best effort: read-only.
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	return err != nil || n == 0
+	return pidAlive(pid)
+}
+
+// killAlive is kill(pid, 0): true while any process holds pid, a zombie
+// included (EPERM still means a process holds the pid).
+func killAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 // Method names of protocol v1.

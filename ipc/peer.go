@@ -1,8 +1,11 @@
-//go:build linux
-
 package ipc
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"net"
+	"syscall"
+)
 
 // Peer is the process at the other end of a connection, as the kernel
 // reported it when the connection was accepted (SO_PEERCRED). The PID may
@@ -26,4 +29,23 @@ func PeerFromContext(ctx context.Context) (Peer, bool) {
 
 func withPeer(ctx context.Context, p Peer) context.Context {
 	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// peerCred asks the kernel who is at the other end of c (peerCredFD, one
+// per OS in peer_*.go).
+func peerCred(c net.Conn) (Peer, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return Peer{}, fmt.Errorf("ipc: peer credentials: %T is not a socket", c)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return Peer{}, fmt.Errorf("ipc: peer credentials: %w", err)
+	}
+	var p Peer
+	var perr error
+	if err := raw.Control(func(fd uintptr) { p, perr = peerCredFD(int(fd)) }); err != nil {
+		return Peer{}, fmt.Errorf("ipc: peer credentials: %w", err)
+	}
+	return p, perr
 }

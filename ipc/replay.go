@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 // bufferedEvent is one published event kept for replay, already framed.

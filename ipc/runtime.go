@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 import (
@@ -9,38 +7,25 @@ import (
 	"net"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
 // MaxSocketPath is the longest socket path, in bytes, that fits in
-// sockaddr_un.sun_path (108 bytes on Linux, including the terminating NUL).
-const MaxSocketPath = 107
+// sockaddr_un.sun_path (108 bytes on Linux, 104 on the BSDs and macOS,
+// including the terminating NUL). It is internal/paths.MaxSocketPath.
+const MaxSocketPath = paths.MaxSocketPath
 
 // RuntimeDir returns the directory that holds the supervisors' sockets:
-// $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup
-// (per-user, tmpfs, cleaned at logout: the right home for sockets), else
-// $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp (the tmux layout, for
-// systems without a user runtime dir). A relative XDG_RUNTIME_DIR is ignored,
-// as the XDG spec requires. getenv is os.Getenv outside tests.
-func RuntimeDir(getenv func(string) string) string {
-	if d := getenv("SUP_RUNTIME_DIR"); d != "" {
-		return filepath.Clean(d)
-	}
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "sup")
-	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" {
-		tmp = "/tmp"
-	}
-	return filepath.Join(tmp, fmt.Sprintf("sup-%d", os.Geteuid()))
-}
+// $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup,
+// else $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp. getenv is
+// os.Getenv outside tests. It is internal/paths.RuntimeDir, which owns the
+// layout; kept here as the client API.
+func RuntimeDir(getenv func(string) string) string { return paths.RuntimeDir(getenv) }
 
 // EnsureRuntimeDir makes dir ready to hold sockets: it creates it (and any
 // missing parents) with mode 0700, or checks an existing one as
@@ -119,23 +104,19 @@ func userName(uid uint32) string {
 
 // SocketPath returns dir/<sessionID>.sock. It fails when the session id is
 // not a plain file name or when the path would not fit in sun_path: bind and
-// connect would fail later with an unhelpful EINVAL.
+// connect would fail later with an unhelpful EINVAL. It delegates to
+// internal/paths.Socket, which owns the layout.
 func SocketPath(dir, sessionID string) (string, error) {
-	if sessionID == "" || sessionID == "." || sessionID == ".." ||
-		strings.ContainsAny(sessionID, "/\x00") {
-		return "", fmt.Errorf("ipc: session id %q cannot name a socket file", sessionID)
-	}
-	p := filepath.Join(dir, sessionID+".sock")
-	if err := checkSocketPathLen(p); err != nil {
-		return "", err
+	p, err := paths.Socket(dir, sessionID)
+	if err != nil {
+		return "", fmt.Errorf("ipc: %w", err)
 	}
 	return p, nil
 }
 
 func checkSocketPathLen(p string) error {
-	if len(p) > MaxSocketPath {
-		return fmt.Errorf("ipc: socket path %s is %d bytes; Unix sockets allow at most %d; "+
-			"set SUP_RUNTIME_DIR to a shorter directory", p, len(p), MaxSocketPath)
+	if err := paths.CheckSocketLen(p); err != nil {
+		return fmt.Errorf("ipc: %w", err)
 	}
 	return nil
 }
@@ -157,7 +138,7 @@ const listenBacklog = 128
 // process-wide umask (which other goroutines may be creating files under):
 // the socket is built with raw syscalls, fchmod'ed to 0600 before bind (on
 // Linux bind creates the file with the socket inode's mode, so it is born
-// 0600), chmod'ed to 0600 after bind (portable, and fixes a umask that
+// 0600; the BSDs refuse fchmod on a socket, see newSocket), chmod'ed to 0600 after bind (portable, and fixes a umask that
 // removed owner bits), and only then listen(2)ed: until listen, connect(2)
 // fails with ECONNREFUSED, so no one connects through a wider mode. The
 // whole sequence runs under the `<path>.lock` flock that CleanStale takes, so
@@ -167,7 +148,7 @@ func Listen(path string) (net.Listener, error) {
 	if err := checkSocketPathLen(path); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(paths.SocketLock(path))
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +165,9 @@ func Listen(path string) (net.Listener, error) {
 		}
 	}
 
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := newSocket()
 	if err != nil {
-		return nil, fmt.Errorf("ipc: listen %s: socket: %w", path, err)
+		return nil, fmt.Errorf("ipc: listen %s: %w", path, err)
 	}
 	ok := false
 	defer func() {
@@ -194,9 +175,6 @@ func Listen(path string) (net.Listener, error) {
 			unix.Close(fd)
 		}
 	}()
-	if err := unix.Fchmod(fd, 0o600); err != nil {
-		return nil, fmt.Errorf("ipc: listen %s: fchmod: %w", path, err)
-	}
 	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
 		return nil, fmt.Errorf("ipc: listen %s: bind: %w", path, err)
 	}

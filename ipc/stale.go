@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 import (
@@ -13,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -83,7 +82,7 @@ func CleanStale(path string) (removed bool, err error) {
 	if err != nil || st != sockStale {
 		return false, err
 	}
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(paths.SocketLock(path))
 	if err != nil {
 		return false, err
 	}

@@ -1,5 +1,3 @@
-//go:build linux
-
 package ipc
 
 // Outcome is what became of a trigger (TriggerResult.Result); on the wire

@@ -1,5 +1,3 @@
-//go:build linux
-
 package plan
 
 import (
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/notify"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -98,7 +97,7 @@ func DefaultConfig() Config {
 // silently leave a default in force.
 func LoadConfig(configDir string) (Config, error) {
 	cfg := DefaultConfig()
-	path := filepath.Join(configDir, "config.yaml")
+	path := paths.ConfigFile(configDir)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil

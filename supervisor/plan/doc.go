@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package plan resolves what one run of an agent is: the document and its
 // frontmatter, the configuration (config.yaml), the profile (built-in YAML
 // in profiles/, overlaid by the user's), the working directory and the

@@ -1,12 +1,9 @@
-//go:build linux
-
 package plan
 
 import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/sup-tmux/sup/supervisor/modelread"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/supervisor/modelread"
 
 	"github.com/sup-tmux/sup/supervisor/question"
 	"go.yaml.in/yaml/v3"
@@ -142,7 +142,7 @@ func LoadProfile(configDir, name string) (Profile, error) {
 			p.Classify.Origin = "built-in profile " + name
 		}
 	}
-	userPath := filepath.Join(configDir, "profiles", name+".yaml")
+	userPath := paths.Profile(configDir, name)
 	user, uerr := os.ReadFile(userPath)
 	switch {
 	case uerr == nil:
@@ -168,7 +168,7 @@ func LoadProfile(configDir, name string) (Profile, error) {
 func ProfileNames(configDir string) []string {
 	seen := map[string]bool{}
 	entries, _ := fs.ReadDir(builtinProfiles, "profiles")
-	user, _ := os.ReadDir(filepath.Join(configDir, "profiles")) // Best effort: a missing dir has no profiles.
+	user, _ := os.ReadDir(paths.ProfilesDir(configDir)) // Best effort: a missing dir has no profiles.
 	for _, e := range append(entries, user...) {
 		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && profileName.MatchString(name) {
 			seen[name] = true

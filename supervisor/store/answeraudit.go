@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import "github.com/sup-tmux/sup/ipc"

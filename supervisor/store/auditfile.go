@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import (
@@ -9,24 +7,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
 // Audit file names in the state dir.
 const (
-	AuditFile = "audit.jsonl" // the file appended to
-	AuditLock = "audit.lock"  // flock'd by every append and rotation; never removed
+	AuditFile = paths.AuditFile // the file appended to
+	AuditLock = paths.AuditLock // flock'd by every append and rotation; never removed
 )
-
-// datedAudit matches a rotated audit file: audit-<UTC time>Z[-N].jsonl,
-// -N telling apart rotations within one second.
-var datedAudit = regexp.MustCompile(`^audit-(\d{8}T\d{6})Z(?:-(\d+))?\.jsonl$`)
 
 const datedLayout = "20060102T150405"
 
@@ -97,7 +90,7 @@ func (a *Audit) appendLine(line []byte) error {
 	return nil
 }
 
-func (a *Audit) activePath() string { return filepath.Join(a.dir, AuditFile) }
+func (a *Audit) activePath() string { return paths.Audit(a.dir) }
 
 // openActive makes a.f the file now at the active path (another process may
 // have rotated it away since our last append), cuts a torn tail and returns
@@ -166,11 +159,7 @@ func (a *Audit) rotate() error {
 	stamp := now.Format(datedLayout)
 	var dated string
 	for n := 0; ; n++ {
-		name := "audit-" + stamp + "Z.jsonl"
-		if n > 0 {
-			name = "audit-" + stamp + "Z-" + strconv.Itoa(n) + ".jsonl"
-		}
-		dated = filepath.Join(a.dir, name)
+		dated = filepath.Join(a.dir, paths.AuditRotated(stamp, n))
 		if _, err := os.Lstat(dated); errors.Is(err, fs.ErrNotExist) {
 			break
 		}
@@ -240,16 +229,15 @@ func datedFiles(dir string) ([]datedFile, error) {
 	}
 	var out []datedFile
 	for _, e := range entries {
-		m := datedAudit.FindStringSubmatch(e.Name())
-		if m == nil {
+		stamp, seq, ok := paths.ParseAuditRotated(e.Name())
+		if !ok {
 			continue
 		}
 		fi, err := e.Info()
 		if err != nil {
 			continue // removed meanwhile
 		}
-		seq, _ := strconv.Atoi(m[2]) // "" is 0: the first rotation of that second
-		out = append(out, datedFile{path: filepath.Join(dir, e.Name()), stamp: m[1], seq: seq, mtime: fi.ModTime(), size: fi.Size()})
+		out = append(out, datedFile{path: filepath.Join(dir, e.Name()), stamp: stamp, seq: seq, mtime: fi.ModTime(), size: fi.Size()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].stamp != out[j].stamp {
@@ -303,7 +291,7 @@ func AuditUsage(stateDir string) (AuditSize, error) {
 		u.Rotated++
 		u.Bytes += d.size
 	}
-	if fi, err := os.Stat(filepath.Join(stateDir, AuditFile)); err == nil {
+	if fi, err := os.Stat(paths.Audit(stateDir)); err == nil {
 		u.Files++
 		u.Bytes += fi.Size()
 	}

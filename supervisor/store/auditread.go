@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import (
@@ -10,9 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +71,7 @@ func openWindow(dir string, since time.Time) ([]*os.File, error) {
 		files = append(files, f)
 		return fi.ModTime(), true, nil
 	}
-	if _, _, err := open(filepath.Join(dir, AuditFile)); err != nil {
+	if _, _, err := open(paths.Audit(dir)); err != nil {
 		return files, err
 	}
 	dated, err := datedFiles(dir)

@@ -1,27 +1,11 @@
-//go:build linux
-
 package store
 
-import "path/filepath"
+import "github.com/sup-tmux/sup/internal/paths"
 
-// ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup).
-func ConfigDir(getenv func(string) string) string {
-	return xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
-}
+// ConfigDir is $XDG_CONFIG_HOME/sup (default ~/.config/sup): it is
+// internal/paths.ConfigDir, which owns the layout.
+func ConfigDir(getenv func(string) string) string { return paths.ConfigDir(getenv) }
 
-// StateDir is $XDG_STATE_HOME/sup (default ~/.local/state/sup): session logs
-// and the audit trail.
-func StateDir(getenv func(string) string) string {
-	return xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
-}
-
-func xdgDir(getenv func(string) string, variable, homeRel string) string {
-	if d := getenv(variable); filepath.IsAbs(d) {
-		return filepath.Join(d, "sup")
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home = "/"
-	}
-	return filepath.Join(home, homeRel, "sup")
-}
+// StateDir is $XDG_STATE_HOME/sup (default ~/.local/state/sup): session
+// logs, the registry and the audit trail. It is internal/paths.StateDir.
+func StateDir(getenv func(string) string) string { return paths.StateDir(getenv) }

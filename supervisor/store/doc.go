@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package store is the files sup keeps on disk, shared by the supervisors
 // and the broker, and the limits that keep them bounded over months of
 // daily use: the directories (ConfigDir, StateDir), the session registry

@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import (
@@ -9,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
 )
 
 // MinIdle protects logs written recently from pruning whatever liveness
@@ -44,7 +43,7 @@ func scanLogs(stateDir string) ([]*sessionLogs, error) {
 	}
 	byID := map[string]*sessionLogs{}
 	for _, e := range entries {
-		id, ok := logSession(e.Name())
+		id, ok := paths.LogSession(e.Name())
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
@@ -69,15 +68,6 @@ func scanLogs(stateDir string) ([]*sessionLogs, error) {
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].mtime.Before(all[j].mtime) })
 	return all, nil
-}
-
-// logSession is the session id of a log file name: <id>.log or <id>.log.1.
-func logSession(name string) (string, bool) {
-	base, ok := strings.CutSuffix(name, ".log")
-	if !ok {
-		base, ok = strings.CutSuffix(name, ".log.1")
-	}
-	return base, ok && base != "" && !strings.HasPrefix(base, ".")
 }
 
 // PlanPrune says which log files PruneLogs would remove: the ended sessions'

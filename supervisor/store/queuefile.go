@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import (
@@ -8,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sup-tmux/sup/internal/atomicfile"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -24,7 +23,7 @@ func WriteQueueFile(path string, f ipc.QueueFacts) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("queue dir: %w", err)
 	}
-	if err := replaceFile(path, "."+filepath.Base(path)+".*.tmp", data, false); err != nil {
+	if err := atomicfile.Write(path, data, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("replace queue file: %w", err)
 	}
 	return nil

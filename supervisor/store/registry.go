@@ -1,5 +1,3 @@
-//go:build linux
-
 package store
 
 import (
@@ -8,16 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/atomicfile"
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
 // RegistryFile is the name, in the state dir, of the record of sessions
 // that supervisors keep for the broker's routing fallback: what ran for
 // which workspace and role, and the agent conversation to resume.
-const RegistryFile = "sessions.json"
+const RegistryFile = paths.RegistryFile
 
 // Registry is sessions.json.
 type Registry struct {
@@ -50,7 +49,7 @@ type RegistryEntry struct {
 // ReadRegistry reads stateDir/sessions.json; a missing file is empty.
 func ReadRegistry(stateDir string) (Registry, error) {
 	reg := Registry{Version: 1, Sessions: map[string]RegistryEntry{}}
-	data, err := os.ReadFile(filepath.Join(stateDir, RegistryFile))
+	data, err := os.ReadFile(paths.Registry(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return reg, nil
 	}
@@ -58,7 +57,7 @@ func ReadRegistry(stateDir string) (Registry, error) {
 		return reg, fmt.Errorf("read session registry: %w", err)
 	}
 	if err := json.Unmarshal(data, &reg); err != nil {
-		return reg, fmt.Errorf("session registry %s: %w", filepath.Join(stateDir, RegistryFile), err)
+		return reg, fmt.Errorf("session registry %s: %w", paths.Registry(stateDir), err)
 	}
 	if reg.Sessions == nil {
 		reg.Sessions = map[string]RegistryEntry{}
@@ -74,8 +73,8 @@ func RecordSession(stateDir string, e RegistryEntry) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
-	path := filepath.Join(stateDir, RegistryFile)
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	path := paths.Registry(stateDir)
+	lock, err := os.OpenFile(paths.RegistryLock(stateDir), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("session registry lock: %w", err)
 	}
@@ -99,7 +98,7 @@ func RecordSession(stateDir string, e RegistryEntry) error {
 	if err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
-	if err := replaceFile(path, RegistryFile+".tmp-*", append(data, '\n'), true); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Durable: true}); err != nil {
 		return fmt.Errorf("session registry: %w", err)
 	}
 	return nil

@@ -1,12 +1,10 @@
-//go:build linux
-
 package store
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -17,7 +15,7 @@ func OpenSessionLog(stateDir, sessionID string, c LogConfig) (*LogWriter, error)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("session log dir: %w", err)
 	}
-	return OpenLog(filepath.Join(stateDir, sessionID+".log"), c.MaxSize)
+	return OpenLog(paths.SessionLog(stateDir, sessionID), c.MaxSize)
 }
 
 // Liveness is the liveness test pruning uses: a session is live when its
