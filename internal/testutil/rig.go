@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
 )
 
 // Rig is the world of every end-to-end test that runs real `sup start`
@@ -148,7 +150,7 @@ func (r *Rig) Socket(name string) string {
 	r.T.Helper()
 	var sock string
 	WaitUntil(r.T, 10*time.Second, "the socket of session "+name, func() bool {
-		files, _ := filepath.Glob(filepath.Join(r.RuntimeDir(), "queue", "*.json"))
+		files, _ := filepath.Glob(filepath.Join(paths.QueueDir(r.RuntimeDir()), "*.json"))
 		for _, f := range files {
 			var facts struct {
 				SessionID string `json:"session_id"`
@@ -158,7 +160,9 @@ func (r *Rig) Socket(name string) string {
 			if err != nil || json.Unmarshal(data, &facts) != nil || facts.Name != name {
 				continue // Best effort: being replaced, or another session.
 			}
-			sock = filepath.Join(r.RuntimeDir(), facts.SessionID+".sock")
+			if sock, err = paths.Socket(r.RuntimeDir(), facts.SessionID); err != nil {
+				r.T.Fatalf("session %s: %v", name, err)
+			}
 			_, err = os.Stat(sock)
 			return err == nil
 		}
