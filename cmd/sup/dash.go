@@ -14,10 +14,11 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 func dashCommand() *cli.Command {
@@ -29,7 +30,11 @@ func dashCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			f, local, err := fanout(cmd) // a bad --host is told before the terminal check
+			fl, err := fleet() // a bad config or --host is told before the terminal check
+			if err != nil {
+				return err
+			}
+			f, local, err := fl.Select(hostName(cmd))
 			if err != nil {
 				return err
 			}
@@ -40,7 +45,7 @@ func dashCommand() *cli.Command {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			dir := f.RuntimeDir // checked by fanout
-			m := newDashModel(dir, time.Now, dashIO(ctx, cmd.String("client")))
+			m := newDashModel(dir, time.Now, dashIO(ctx, fl, cmd.String("client")))
 			// No renderer: bubbletea's redraws on a 60 fps ticker, which
 			// would wake an idle dashboard 60 times a second. The painter
 			// draws after each message instead, and only a changed frame;
@@ -62,7 +67,7 @@ func dashCommand() *cli.Command {
 			// Each other host on its own: one that does not answer is a
 			// line of its own and never holds up the others' rows.
 			for _, h := range f.Hosts {
-				go f.SSH.WatchHost(ctx, h, hostDeadline, func(c broker.Change) { p.Send(changeMsg(c)) })
+				go f.SSH.WatchHost(ctx, h, f.Deadline, func(c broker.Change) { p.Send(changeMsg(c)) })
 			}
 			fmt.Fprint(os.Stdout, "\x1b[?1049h\x1b[?25l") // alternate screen, no cursor
 			_, err = p.Run()
@@ -94,21 +99,21 @@ func sendSizes(ctx context.Context, p *tea.Program, fd int) {
 }
 
 // dashIO is the dashboard's actions on real supervisors and tmux.
-func dashIO(ctx context.Context, client string) dashActions {
+func dashIO(ctx context.Context, f *broker.Fleet, client string) dashActions {
 	call1 := func(s broker.Session, method string, params, result any) error {
-		c, done, err := dialSession(ctx, s)
+		c, done, err := f.Dial(ctx, s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.State.Name, err)
 		}
 		defer done()
-		if err := call(ctx, c, method, params, result); err != nil {
+		if err := broker.Call(ctx, c, method, params, result); err != nil {
 			return fmt.Errorf("%s %s: %w", method, s.State.Name, err)
 		}
 		return nil
 	}
 	return dashActions{
 		jump: func(s broker.Session) (string, error) {
-			j, err := jump(ctx, broker.CallerTmux(os.Getenv), client, s)
+			j, err := f.Jump(ctx, broker.CallerTmux(os.Getenv), client, s)
 			if err != nil {
 				return "", err
 			}
@@ -120,7 +125,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 				Reason:    "sup dash", Prompt: text, Requester: "dash:" + currentUser(), Wait: true,
 			}
 			if s.Host != "" {
-				p.Requester = originRequester(p.Requester)
+				p.Requester = broker.OriginRequester(p.Requester)
 			}
 			var r ipc.TriggerResult
 			if err := call1(s, ipc.MethodTrigger, p, &r); err != nil {
@@ -129,7 +134,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 			return describeTrigger(r, s.State.Name), nil
 		},
 		answer: func(s broker.Session, choice string) (string, error) {
-			r, err := answerSession(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + currentUser()})
+			r, err := f.Answer(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + currentUser()})
 			if err != nil {
 				return "", err
 			}
@@ -143,7 +148,7 @@ func dashIO(ctx context.Context, client string) dashActions {
 			return fmt.Sprintf("restarted %s (%s, pid %d)", s.State.Name, r.Mode, r.PID), nil
 		},
 		skip: func(s broker.Session) (string, error) {
-			r, err := skipSession(ctx, s, 0)
+			r, err := f.Skip(ctx, s, 0)
 			if err != nil {
 				return "", fmt.Errorf("skip %s: %w", s.State.Name, err)
 			}

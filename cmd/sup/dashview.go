@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -145,7 +146,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	}
 	width := dashTableWidth()
 	if m.showHosts() {
-		cells = append([]string{pad(safetext.Field(hostOf(r.s)), dashHostWidth)}, cells...)
+		cells = append([]string{pad(safetext.Field(broker.HostOf(r.s)), dashHostWidth)}, cells...)
 		width += dashHostWidth + 1
 	}
 	line := mark + strings.Join(cells, " ")

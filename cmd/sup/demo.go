@@ -12,12 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/supervisor/store"
-	"github.com/urfave/cli/v3"
-	"golang.org/x/term"
 )
 
 // demoSession is the demo's tmux session, named as the broker names a
@@ -145,7 +146,7 @@ func (d demo) sessions(ctx context.Context) ([]broker.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := broker.Discover(ctx, dir, fanoutTimeout)
+	res, err := broker.Discover(ctx, dir, broker.FanoutTimeout)
 	var mine []broker.Session
 	for _, s := range res.Sessions {
 		if filepath.Dir(s.State.Document) == d.dir {
@@ -179,7 +180,11 @@ func (d demo) show(ctx context.Context, noAttach bool) error {
 	var q []broker.Entry
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var err error
-		if q, err = stuckQueue(ctx); err != nil {
+		f, err := fleet()
+		if err != nil {
+			return err
+		}
+		if q, err = stuckQueue(ctx, f, nil); err != nil {
 			return err
 		}
 		if len(q) >= 2 || time.Now().After(deadline) {

@@ -4,46 +4,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/urfave/cli/v3"
 )
-
-// fanoutTimeout bounds each supervisor's answer when a verb asks them all:
-// one wedged supervisor must not stall the listing of the others.
-const fanoutTimeout = time.Second
-
-// discoverAll asks every supervisor for its state, telling stderr about
-// the ones that did not answer.
-func discoverAll(ctx context.Context, timeout time.Duration) ([]broker.Session, error) {
-	dir, err := runtimeDir()
-	if err != nil {
-		return nil, err
-	}
-	res, err := broker.Discover(ctx, dir, timeout)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		errf("sup: runtime dir %s does not exist: no supervisor listens there "+
-			"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
-	}
-	for _, e := range res.Errors {
-		errf("sup: %s did not answer: %v\n", e.Socket, e.Err)
-	}
-	return res.Sessions, nil
-}
 
 func noArgs(cmd *cli.Command) error {
 	if cmd.Args().Len() > 0 {
@@ -60,7 +34,11 @@ func lsCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			results, err := discoverHosts(ctx, cmd)
+			f, err := fleet()
+			if err != nil {
+				return err
+			}
+			results, err := discoverHosts(ctx, f, cmd)
 			if err != nil {
 				return err
 			}
@@ -68,7 +46,7 @@ func lsCommand() *cli.Command {
 			if cmd.Bool("json") {
 				states := make([]hostState, 0, len(sessions))
 				for _, s := range sessions {
-					states = append(states, hostState{Host: hostOf(s), State: s.State})
+					states = append(states, hostState{Host: broker.HostOf(s), State: s.State})
 				}
 				return printJSON(os.Stdout, states)
 			}
@@ -92,7 +70,7 @@ func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error 
 		st := s.State
 		// Every cell holds a word (dash for none): an empty cell would
 		// shift the columns for anyone reading them by whitespace.
-		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, dash(st.Name), dash(workspaceRole(st)), dash(st.Profile),
+		fprintf(tw, hostCell(hosts, broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, dash(st.Name), dash(workspaceRole(st)), dash(st.Profile),
 			dash(st.Lifecycle), dash(activityCell(st)), dash(waitingFor(st, now)), paneCell(st, servers))
 	}
 	return tw.Flush()

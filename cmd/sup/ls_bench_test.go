@@ -39,7 +39,7 @@ func BenchmarkLsRender(b *testing.B) {
 			fmt.Fprintln(tw, ""+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 			for _, s := range sessions {
 				st := s.State
-				fmt.Fprintf(tw, rawHostCell(anyRemote(sessions), hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
+				fmt.Fprintf(tw, rawHostCell(anyRemote(sessions), broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
 					st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
 			}
 			tw.Flush()

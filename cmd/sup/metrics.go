@@ -15,9 +15,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/metricserve"
-	"github.com/urfave/cli/v3"
 )
 
 func metricsCommand() *cli.Command {
@@ -50,9 +51,16 @@ func metricsCommand() *cli.Command {
 // writeMetrics collects every supervisor's state and counters and writes
 // the exposition.
 func writeMetrics(ctx context.Context, w io.Writer) error {
-	snap, err := collectHostsMetrics(ctx)
+	f, err := fleet()
 	if err != nil {
 		return err
+	}
+	snap, failed, err := f.Metrics(ctx)
+	if err != nil {
+		return err
+	}
+	for _, err := range failed {
+		errf("sup: %v\n", err)
 	}
 	return broker.WriteMetrics(w, snap, time.Now())
 }
@@ -99,7 +107,7 @@ const metricsTTL = time.Second
 
 // metricsCollectTimeout bounds one collection, whoever waits for it: the
 // slowest host's deadline plus the local fan-out.
-const metricsCollectTimeout = hostDeadline + 2*fanoutTimeout
+const metricsCollectTimeout = broker.HostDeadline + 2*broker.FanoutTimeout
 
 // serveMetrics answers GET /metrics until ctx ends, from one collection
 // shared by concurrent scrapes and reused for metricsTTL. It listens before

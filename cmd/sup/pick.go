@@ -10,10 +10,11 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/urfave/cli/v3"
 )
 
 // pickRefresh is how often the picker re-reads the queue and the preview.
@@ -28,7 +29,10 @@ func pickCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			m := &pickModel{ctx: ctx}
+			// A config.yaml that does not load is the picker's status
+			// line, not a popup that closes at once.
+			f, ferr := fleet()
+			m := &pickModel{ctx: ctx, fleet: f, fleetErr: ferr}
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
 			if _, err := p.Run(); err != nil {
 				return fmt.Errorf("pick: %w", err)
@@ -36,7 +40,7 @@ func pickCommand() *cli.Command {
 			if m.chosen == nil {
 				return nil
 			}
-			return jumpTo(reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}, *m.chosen)
+			return jumpTo(reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}, *m.chosen)
 		},
 	}
 }
@@ -46,6 +50,8 @@ func pickCommand() *cli.Command {
 // may hold the same id) and its screen.
 type pickModel struct {
 	ctx           context.Context
+	fleet         *broker.Fleet
+	fleetErr      error // why there is no fleet
 	queue         []broker.Entry
 	hostErrs      []error // the hosts that did not answer the last read
 	loading       bool    // a read is under way: a slow host must not pile them up
@@ -58,7 +64,7 @@ type pickModel struct {
 }
 
 // sessionKey names a session across hosts: its host and its id.
-func sessionKey(s broker.Session) string { return hostOf(s) + ":" + s.State.SessionID }
+func sessionKey(s broker.Session) string { return broker.HostOf(s) + ":" + s.State.SessionID }
 
 type (
 	queueMsg struct {
@@ -90,18 +96,17 @@ func (m *pickModel) Init() tea.Cmd {
 func tick() tea.Cmd { return tea.Tick(pickRefresh, func(time.Time) tea.Msg { return tickMsg{} }) }
 
 func (m *pickModel) loadQueue() tea.Msg {
-	q, hostErrs, err := hostsQueue(m.ctx)
+	if m.fleetErr != nil {
+		return queueMsg{err: m.fleetErr}
+	}
+	q, hostErrs, err := m.fleet.Queue(m.ctx, time.Now)
 	return queueMsg{q, hostErrs, err}
 }
 
 func (m *pickModel) loadPreview(e broker.Entry) tea.Cmd {
 	return func() tea.Msg {
 		var r ipc.ScreenResult
-		c, done, err := dialSession(m.ctx, e.Session)
-		if err == nil {
-			err = call(m.ctx, c, ipc.MethodScreen, nil, &r)
-			done()
-		}
+		err := m.fleet.Call(m.ctx, e.Session, ipc.MethodScreen, nil, &r)
 		return previewMsg{sessionKey(e.Session), r.Text, err}
 	}
 }
@@ -200,7 +205,7 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if ok {
 			e := m.queue[i]
 			return m, func() tea.Msg {
-				_, err := skipSession(m.ctx, e.Session, 0)
+				_, err := m.fleet.Skip(m.ctx, e.Session, 0)
 				return skippedMsg{e.State.Name, err}
 			}
 		}
@@ -248,7 +253,7 @@ func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
 	}
 	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
 	return func() tea.Msg {
-		_, err := answerSession(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + currentUser()})
+		_, err := m.fleet.Answer(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + currentUser()})
 		return answeredMsg{e.State.Name, choice, next, err}
 	}
 }
@@ -274,7 +279,7 @@ func (m *pickModel) View() string {
 		}
 		if hosts {
 			// The host first, as in sup queue: the same name may run on two.
-			mark += fmt.Sprintf("%-12s ", oneLine(safetext.Field(hostOf(e.Session)), 12))
+			mark += fmt.Sprintf("%-12s ", oneLine(safetext.Field(broker.HostOf(e.Session)), 12))
 		}
 		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, oneLine(st.Name, 16), oneLine(dash(st.Reason), 18), waitingFor(st, now), oneLine(summaryText(st), 60))
 		if e.Cooling {

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
-	"github.com/urfave/cli/v3"
 )
 
 // Exit statuses of `sup trigger` beyond 0 (delivered, or accepted and
@@ -43,7 +44,7 @@ func triggerCommand() *cli.Command {
 				ctx, cancel := context.WithTimeout(ctx, triggerWait)
 				defer cancel()
 				if s.Host != "" {
-					p.Requester = originRequester(p.Requester)
+					p.Requester = broker.OriginRequester(p.Requester)
 				}
 				var r ipc.TriggerResult
 				if p.Wait && s.Host == "" {
@@ -186,7 +187,7 @@ func unblockCommand() *cli.Command {
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.UnblockResult
-				if err := call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
+				if err := broker.Call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {

@@ -16,10 +16,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/desk"
-	"github.com/urfave/cli/v3"
 )
 
 // exitTriggerCancelled is sup trigger's status after Ctrl-C took the
@@ -64,13 +65,13 @@ type triggerAnswer struct {
 // cancelWaiting takes the trigger back after sig and says what became of
 // it; the error it returns is the exit status.
 func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
-	cc, err := ipc.Dial(s.Socket, dialTimeout)
+	cc, err := ipc.Dial(s.Socket, broker.DialTimeout)
 	if err != nil {
 		return fmt.Errorf("trigger %s: %v: could not reach %s to cancel it (it may still be typed): %w", p.TriggerID, sig, s.State.Name, err)
 	}
 	defer cc.Close()
 	var r ipc.CancelTriggerResult
-	err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
+	err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
 	var ie *ipc.Error
 	switch {
 	case errors.As(err, &ie) && ie.Code == ipc.CodeTargetNotFound:
@@ -84,7 +85,7 @@ func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, s
 			}
 		case <-time.After(time.Second):
 		}
-		if err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
+		if err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
 			return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
 		}
 	case err != nil:
@@ -102,11 +103,11 @@ func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, s
 // until the returned function is called. Best effort: without the events
 // (an older supervisor) the trigger still waits silently.
 func showProgress(ctx context.Context, w io.Writer, s broker.Session, id string) (stop func()) {
-	pc, err := ipc.Dial(s.Socket, dialTimeout)
+	pc, err := ipc.Dial(s.Socket, broker.DialTimeout)
 	if err != nil {
 		return func() {}
 	}
-	sctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	sctx, cancel := context.WithTimeout(ctx, broker.DialTimeout)
 	sub, err := pc.Subscribe(sctx, []string{desk.EventProgress})
 	cancel()
 	if err != nil {
@@ -207,7 +208,7 @@ func cancelCommand() *cli.Command {
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.CancelTriggerResult
 				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + currentUser() + " (sup cancel)"}
-				if err := call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
+				if err := broker.Call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
