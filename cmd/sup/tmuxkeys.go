@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sup-tmux/sup/internal/doctor"
+	"github.com/sup-tmux/sup/cmd/sup/internal/doctor"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
