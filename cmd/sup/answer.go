@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
@@ -92,7 +93,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + currentUser()
+		requester = "cli:" + view.CurrentUser()
 	}
 	return ipc.AnswerParams{Choice: choice, Expect: cmd.String("expect"), ForceOverride: cmd.Bool("force"),
 		OverrideReason: cmd.String("override-reason"), Requester: requester, AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds()}, nil

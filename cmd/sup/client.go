@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -151,15 +152,15 @@ func printState(w io.Writer, st ipc.State) {
 		act += " (" + st.Reason + ")"
 	}
 	row("activity", act)
-	if w := waitingFor(st, time.Now()); w != "" {
+	if w := view.WaitingFor(st, time.Now()); w != "" {
 		row("waiting", w+" on you, since "+time.UnixMilli(st.WaitingSince).Format(time.TimeOnly))
 	} else {
 		row("waiting", "-")
 	}
-	row("summary", dash(oneLine(st.Summary, 200)))
+	row("summary", view.Dash(view.OneLine(st.Summary, 200)))
 	row("health", st.Health)
 	row("pid", fmt.Sprintf("%d (sup %d)", st.PID, st.SupPID))
-	pane := dash(st.TmuxPane)
+	pane := view.Dash(st.TmuxPane)
 	if st.TmuxPane != "" && st.TmuxSocket != "" {
 		pane += " (tmux server " + st.TmuxSocket + ")"
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -63,15 +64,15 @@ type hostState struct {
 
 func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	hosts := anyRemote(sessions)
+	hosts := view.AnyRemote(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 	servers := tmuxServers(sessions)
 	for _, s := range sessions {
 		st := s.State
 		// Every cell holds a word (dash for none): an empty cell would
 		// shift the columns for anyone reading them by whitespace.
-		fprintf(tw, hostCell(hosts, broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, dash(st.Name), dash(workspaceRole(st)), dash(st.Profile),
-			dash(st.Lifecycle), dash(activityCell(st)), dash(waitingFor(st, now)), paneCell(st, servers))
+		fprintf(tw, hostCell(hosts, broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, view.Dash(st.Name), view.Dash(workspaceRole(st)), view.Dash(st.Profile),
+			view.Dash(st.Lifecycle), view.Dash(activityCell(st)), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers))
 	}
 	return tw.Flush()
 }
@@ -120,48 +121,6 @@ func workspaceRole(st ipc.State) string {
 		return st.Workspace
 	}
 	return st.Workspace + "/" + st.Role
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// waitingFor is how long a session has waited on the human, "" when it
-// does not.
-func waitingFor(st ipc.State, now time.Time) string {
-	if st.WaitingSince == 0 {
-		return ""
-	}
-	return age(now.Sub(time.UnixMilli(st.WaitingSince)))
-}
-
-// age is a short duration for humans: 42s, 5m, 2h05m, 3d.
-func age(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-// anyRemote reports whether a listing holds another host's session: then
-// it has a HOST column.
-func anyRemote(sessions []broker.Session) bool {
-	for _, s := range sessions {
-		if s.Host != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // hostCell is a listing's first cell, HOST, when it has one. It is part

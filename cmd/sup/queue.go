@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/tmux"
 )
@@ -66,33 +66,24 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 	for i, e := range q {
 		sessions[i] = e.Session
 	}
-	hosts := anyRemote(sessions)
+	hosts := view.AnyRemote(sessions)
 	servers := tmuxServers(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
-		summary := oneLine(safetext.Field(summaryText(st)), 60)
+		summary := view.OneLine(safetext.Field(view.SummaryText(st)), 60)
 		if e.Cooling {
 			pos = "-"
-			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
+			summary = fmt.Sprintf("(skipped, %s left) %s", view.Age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := hostCell(hosts, broker.HostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safeArgs([]any{pos, st.Name, dash(st.Reason), dash(waitingFor(st, now)), paneCell(st, servers), summary})...)
+		line := hostCell(hosts, broker.HostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", view.SafeArgs([]any{pos, st.Name, view.Dash(st.Reason), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers), summary})...)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
 		fmt.Fprintln(tw, line) // its cells are fields already; the dim SGR is sup's
 	}
 	return tw.Flush()
-}
-
-// oneLine is s's first line, cut to n runes.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 var (
@@ -111,7 +102,7 @@ type reporter struct {
 }
 
 func (r reporter) say(format string, args ...any) {
-	msg := fmt.Sprintf(format, safeArgs(args)...)
+	msg := fmt.Sprintf(format, view.SafeArgs(args)...)
 	if r.cmd.Bool("display") && r.socket != "" {
 		// Best effort: the message is a courtesy, the jump already happened.
 		// Display escapes it: a session's name is the agent's text.
@@ -133,7 +124,7 @@ func jumpTo(r reporter, e broker.Entry) error {
 	if err != nil {
 		return err
 	}
-	r.say("%s (%s, %s)", j, e.State.Name, dash(e.State.Reason))
+	r.say("%s (%s, %s)", j, e.State.Name, view.Dash(e.State.Reason))
 	return nil
 }
 

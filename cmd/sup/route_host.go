@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 )
 
@@ -47,7 +48,7 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		args = append(args, "--tmux-default")
 	}
 	if !cmd.IsSet("requester") {
-		args = append(args, "--requester="+broker.OriginRequester("cli:"+currentUser()))
+		args = append(args, "--requester="+broker.OriginRequester("cli:"+view.CurrentUser()))
 	}
 	args = append(args, "--", cmd.Args().First())
 	argv := f.SSH.Argv(h, false, args...)

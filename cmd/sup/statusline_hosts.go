@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 )
 
 // remoteSuffix says how old the remote part of a status line is, and
@@ -30,7 +31,7 @@ func remoteSuffix(line string, caches []broker.HostCache, now time.Time) string 
 	}
 	var parts []string
 	if oldest > 0 {
-		parts = append(parts, "remote "+age(now.Sub(time.UnixMilli(oldest)))+" old")
+		parts = append(parts, "remote "+view.Age(now.Sub(time.UnixMilli(oldest)))+" old")
 	}
 	parts = append(parts, failed...)
 	prefix := " · "
