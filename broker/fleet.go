@@ -5,6 +5,8 @@ package broker
 import (
 	"context"
 	"fmt"
+	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -365,4 +367,15 @@ func (fo Fanout) Follow(ctx context.Context, local bool, emit func(SessionEvent)
 	}
 	wg.Wait()
 	return err
+}
+
+// RunOn runs args (a command line of h, its sup first) on h through ssh,
+// on the same multiplexed connection as the relay, with the given stdio.
+// The error is ssh's: an *exec.ExitError carries the remote status (255:
+// ssh itself failed, its message on stderr).
+func (f *Fleet) RunOn(ctx context.Context, h Host, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	argv := f.SSH.Argv(h, false, args...)
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
+	return c.Run()
 }

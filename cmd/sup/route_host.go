@@ -51,13 +51,10 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		args = append(args, "--requester="+broker.OriginRequester("cli:"+view.CurrentUser()))
 	}
 	args = append(args, "--", cmd.Args().First())
-	argv := f.SSH.Argv(h, false, args...)
-	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// The remote's output is another host's text: line by line, each a
 	// safetext field, before the operator's terminal.
 	stdout, stderr := &safetext.Writer{W: os.Stdout}, &safetext.Writer{W: os.Stderr}
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
-	err = c.Run()
+	err = f.RunOn(ctx, h, args, os.Stdin, stdout, stderr)
 	stdout.Close()
 	stderr.Close()
 	var ee *exec.ExitError
