@@ -29,12 +29,17 @@ func hostName(cmd *cli.Command) string {
 	return cmd.String("host")
 }
 
-// discoverHosts asks every host --host selects, telling stderr about the
-// hosts and sockets that did not answer.
-func discoverHosts(ctx context.Context, f *broker.Fleet, cmd *cli.Command) ([]broker.HostResult, error) {
+// discoverHosts builds the command's fleet and asks every host --host
+// selects (cmd nil: all), telling stderr about the hosts and sockets that
+// did not answer.
+func discoverHosts(ctx context.Context, cmd *cli.Command) (*broker.Fleet, []broker.HostResult, error) {
+	f, err := fleet()
+	if err != nil {
+		return nil, nil, err
+	}
 	results, err := f.Discover(ctx, hostName(cmd))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(results) == 1 && results[0].Local {
 		if _, err := os.Stat(f.RuntimeDir); errors.Is(err, fs.ErrNotExist) {
@@ -50,7 +55,7 @@ func discoverHosts(ctx context.Context, f *broker.Fleet, cmd *cli.Command) ([]br
 			errf("sup: %s did not answer: %v\n", e.Socket, e.Err)
 		}
 	}
-	return results, nil
+	return f, results, nil
 }
 
 // followAllHosts is `sup events --all` across the hosts --host selects:

@@ -35,11 +35,7 @@ func lsCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			f, err := fleet()
-			if err != nil {
-				return err
-			}
-			results, err := discoverHosts(ctx, f, cmd)
+			_, results, err := discoverHosts(ctx, cmd)
 			if err != nil {
 				return err
 			}

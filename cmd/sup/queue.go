@@ -22,12 +22,12 @@ import (
 
 // stuckQueue is the queue of every host --host selects (cmd nil: all), in
 // one FIFO order.
-func stuckQueue(ctx context.Context, f *broker.Fleet, cmd *cli.Command) ([]broker.Entry, error) {
-	results, err := discoverHosts(ctx, f, cmd)
+func stuckQueue(ctx context.Context, cmd *cli.Command) (*broker.Fleet, []broker.Entry, error) {
+	f, results, err := discoverHosts(ctx, cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return broker.Queue(broker.AllSessions(results), time.Now()), nil
+	return f, broker.Queue(broker.AllSessions(results), time.Now()), nil
 }
 
 func queueCommand() *cli.Command {
@@ -38,11 +38,7 @@ func queueCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			f, err := fleet()
-			if err != nil {
-				return err
-			}
-			q, err := stuckQueue(ctx, f, cmd)
+			_, q, err := stuckQueue(ctx, cmd)
 			if err != nil {
 				return err
 			}
@@ -137,15 +133,11 @@ func nextCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			f, err := fleet()
+			f, q, err := stuckQueue(ctx, nil)
 			if err != nil {
 				return err
 			}
 			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}
-			q, err := stuckQueue(ctx, f, nil)
-			if err != nil {
-				return err
-			}
 			head, ok := broker.Head(q)
 			if !ok {
 				r.say("%s", emptyQueue(q))
@@ -177,15 +169,11 @@ func skipCommand() *cli.Command {
 			if d := cmd.Duration("cooldown"); d < 0 || d > 0 && d < time.Millisecond {
 				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)
 			}
-			f, err := fleet()
+			f, results, err := discoverHosts(ctx, nil)
 			if err != nil {
 				return err
 			}
 			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}
-			results, err := discoverHosts(ctx, f, nil)
-			if err != nil {
-				return err
-			}
 			sessions := broker.AllSessions(results)
 			q := broker.Queue(sessions, time.Now())
 			var victim broker.Session
