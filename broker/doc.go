@@ -30,6 +30,12 @@
 //     streams a host's events across relay restarts by seq, and
 //     SSH.WatchHost is Watch for a host (the dashboard's remote rows);
 //     JumpRemote shows a remote pane in a local window over ssh.
+//   - Fleet is all of that for one command: NewFleet reads config.yaml's
+//     hosts: and checks the runtime dir once, and its methods list
+//     (Discover, Queue, Metrics), resolve (Find, FindIn), dial and call
+//     (Dial, Call, Answer, Skip) and jump across hosts, so the CLI only
+//     parses flags and prints. RefreshHostCaches re-runs the binary
+//     detached to refresh the status line's host caches.
 //
 // It keeps no state of its own: every fact lives in a supervisor or in the
 // files of supervisor/store, so nothing is lost when no broker runs. It

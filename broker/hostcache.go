@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/atomicfile"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -36,8 +37,8 @@ func HostCacheDir(runtimeDir string) string { return paths.HostCacheDir(runtimeD
 
 // WriteHostCache records r (a remote host's answer or failure) at now:
 // an answer replaces the sessions, a failure keeps the last ones known
-// and says why the newest attempt failed. Temp file + rename, 0600 in a
-// 0700 dir, like the queue files.
+// and says why the newest attempt failed. Written atomically
+// (atomicfile), 0600 in a 0700 dir, like the queue files.
 func WriteHostCache(runtimeDir string, r HostResult, now time.Time) error {
 	if r.Local {
 		return nil
@@ -67,18 +68,7 @@ func WriteHostCache(runtimeDir string, r HostResult, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("host cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+r.Host+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("host cache: %w", err)
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name()) // Best effort: a temp file.
-		return fmt.Errorf("host cache %s: %w", path, errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name()) // Best effort: a temp file.
+	if err := atomicfile.Write(path, b, atomicfile.Options{Mode: 0o600}); err != nil {
 		return fmt.Errorf("host cache: %w", err)
 	}
 	return nil

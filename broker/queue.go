@@ -5,6 +5,8 @@ package broker
 import (
 	"sort"
 	"time"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // Entry is one member of the stuck queue.
@@ -64,4 +66,23 @@ func Eligible(q []Entry) int {
 		}
 	}
 	return n
+}
+
+// QueueItem is one line of `sup queue --json`: the session's state plus
+// its place.
+type QueueItem struct {
+	Position int    `json:"position"` // 1-based
+	Cooling  bool   `json:"cooling"`  // skipped, cooldown running: not eligible as head
+	Socket   string `json:"socket"`   // on host
+	Host     string `json:"host"`     // the session's host: this one's short name, or a name of hosts:
+	ipc.State
+}
+
+// QueueItems is q as `sup queue --json` prints it.
+func QueueItems(q []Entry) []QueueItem {
+	items := make([]QueueItem, 0, len(q))
+	for i, e := range q {
+		items = append(items, QueueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: HostOf(e.Session), State: e.State})
+	}
+	return items
 }

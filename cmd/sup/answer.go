@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
-	"github.com/urfave/cli/v3"
 )
 
 // exitAnswerRefused is sup answer's status when the supervisor refused
@@ -43,9 +45,9 @@ func answerCommand() *cli.Command {
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.AnswerResult
 				if s.Host != "" {
-					p.Requester = originRequester(p.Requester)
+					p.Requester = broker.OriginRequester(p.Requester)
 				}
-				err := call(ctx, c, ipc.MethodAnswer, p, &r)
+				err := broker.Call(ctx, c, ipc.MethodAnswer, p, &r)
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
 					errf("sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
@@ -91,7 +93,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + currentUser()
+		requester = "cli:" + view.CurrentUser()
 	}
 	return ipc.AnswerParams{Choice: choice, Expect: cmd.String("expect"), ForceOverride: cmd.Bool("force"),
 		OverrideReason: cmd.String("override-reason"), Requester: requester, AckTimeoutMS: cmd.Duration("ack-timeout").Milliseconds()}, nil
@@ -178,20 +180,4 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.SkipUntil > now.UnixMilli() {
 		fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
 	}
-}
-
-// answerSession sends an answer to one session of any host (the picker,
-// the dashboard).
-func answerSession(ctx context.Context, s broker.Session, p ipc.AnswerParams) (ipc.AnswerResult, error) {
-	var res ipc.AnswerResult
-	if s.Host != "" {
-		p.Requester = originRequester(p.Requester)
-	}
-	c, done, err := dialSession(ctx, s)
-	if err != nil {
-		return res, err
-	}
-	defer done()
-	err = call(ctx, c, ipc.MethodAnswer, p, &res)
-	return res, err
 }

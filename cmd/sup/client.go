@@ -12,15 +12,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/urfave/cli/v3"
 )
-
-// dialTimeout bounds every connect and call of the client verbs: a wedged
-// supervisor must not hang the user's shell.
-const dialTimeout = 2 * time.Second
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
@@ -38,44 +36,24 @@ func runtimeDir() (string, error) {
 	return dir, nil
 }
 
-// withTarget finds the session TARGET names and calls fn with a client
-// connected to its socket.
+// withTarget finds the session TARGET names, on any host, and calls fn
+// with a client connected to its supervisor.
 func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Session) error) error {
-	if hosts, err := configuredHosts(); err != nil {
-		return err
-	} else if len(hosts) > 0 {
-		return withRemoteTarget(ctx, cmd, hosts, fn)
-	}
-	dir, err := runtimeDir()
-	if err != nil {
-		return err
-	}
-	res, err := broker.Discover(ctx, dir, dialTimeout)
+	f, err := fleet()
 	if err != nil {
 		return err
 	}
 	wd, _ := os.Getwd() // Best effort: only document-path targets need it.
-	s, err := broker.FindTarget(res.Sessions, cmd.Args().First(), wd)
+	s, err := f.Find(ctx, cmd.Args().First(), wd)
 	if err != nil {
-		// A session that did not answer may be the one the user meant.
-		for _, e := range res.Errors {
-			err = fmt.Errorf("%w\n  (%s did not answer: %v)", err, e.Socket, e.Err)
-		}
 		return err
 	}
-	c, err := ipc.Dial(s.Socket, dialTimeout)
+	c, done, err := f.Dial(ctx, s)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.State.Name, err)
 	}
-	defer c.Close()
+	defer done()
 	return fn(c, s)
-}
-
-// call makes one request with the verbs' deadline.
-func call(ctx context.Context, c *ipc.Client, method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return c.Call(ctx, method, params, result)
 }
 
 func targetArgs(cmd *cli.Command, max int) error {
@@ -109,7 +87,7 @@ func queryCommandWith[T any](name, usage, method string, flags []cli.Flag, param
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
 				var r T
-				if err := call(ctx, c, method, p, &r); err != nil {
+				if err := broker.Call(ctx, c, method, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -174,15 +152,15 @@ func printState(w io.Writer, st ipc.State) {
 		act += " (" + st.Reason + ")"
 	}
 	row("activity", act)
-	if w := waitingFor(st, time.Now()); w != "" {
+	if w := view.WaitingFor(st, time.Now()); w != "" {
 		row("waiting", w+" on you, since "+time.UnixMilli(st.WaitingSince).Format(time.TimeOnly))
 	} else {
 		row("waiting", "-")
 	}
-	row("summary", dash(oneLine(st.Summary, 200)))
+	row("summary", view.Dash(view.OneLine(st.Summary, 200)))
 	row("health", st.Health)
 	row("pid", fmt.Sprintf("%d (sup %d)", st.PID, st.SupPID))
-	pane := dash(st.TmuxPane)
+	pane := view.Dash(st.TmuxPane)
 	if st.TmuxPane != "" && st.TmuxSocket != "" {
 		pane += " (tmux server " + st.TmuxSocket + ")"
 	}
@@ -217,7 +195,7 @@ func injectCommand() *cli.Command {
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.InjectResult
 				p := ipc.InjectParams{Text: &text, Submit: !cmd.Bool("no-submit")}
-				if err := call(ctx, c, ipc.MethodInject, p, &r); err != nil {
+				if err := broker.Call(ctx, c, ipc.MethodInject, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -270,7 +248,7 @@ func resumeCommand() *cli.Command {
 func restartLike(ctx context.Context, cmd *cli.Command, method string, params any, verb string) error {
 	return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 		var r ipc.RestartResult
-		if err := call(ctx, c, method, params, &r); err != nil {
+		if err := broker.Call(ctx, c, method, params, &r); err != nil {
 			return err
 		}
 		if cmd.Bool("json") {
@@ -296,7 +274,7 @@ func stopCommand() *cli.Command {
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				graceful := !cmd.Bool("force")
 				var r ipc.StopResult
-				if err := call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
+				if err := broker.Call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
 					return err
 				}
 				if r.EndedBy == "" {

@@ -6,7 +6,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/sup-tmux/sup/internal/doctor"
+	"github.com/sup-tmux/sup/cmd/sup/internal/doctor"
 	"github.com/urfave/cli/v3"
 )
 

@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,19 +11,6 @@ import (
 	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
 )
-
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-// rowOf is the line of a dash screen that shows name (with its colours
-// when the screen has them).
-func rowOf(screen, name string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(strings.TrimLeft(sgr.ReplaceAllString(l, ""), "> "), name+" ") {
-			return l
-		}
-	}
-	return ""
-}
 
 // TestDashE2E: `sup dash` in a real tmux pane shows three live sessions,
 // redraws a row when its session gets stuck (from the event, not a poll),
@@ -43,18 +29,18 @@ func TestDashE2E(t *testing.T) {
 	}
 	screen := f.Tmux.WaitFor(t, dash, "charlie", 10*time.Second)
 	for _, n := range []string{"alpha", "bravo"} {
-		if rowOf(screen, n) == "" {
+		if testutil.ScreenRow(screen, n) == "" {
 			t.Fatalf("no row for %s:\n%s", n, screen)
 		}
 	}
-	before := rowOf(screen, "bravo")
+	before := testutil.ScreenRow(screen, "bravo")
 
 	bravo := f.Socket("bravo")
 	start := time.Now()
 	ipctest.Hook(t, bravo, "bravo", "Stop")
 	var after string
 	for time.Since(start) < 5*time.Second {
-		if after = rowOf(f.Tmux.Capture(dash), "bravo"); after != before && strings.Contains(after, "bravo is done") {
+		if after = testutil.ScreenRow(f.Tmux.Capture(dash), "bravo"); after != before && strings.Contains(after, "bravo is done") {
 			break
 		}
 		time.Sleep(2 * time.Millisecond)
@@ -71,7 +57,7 @@ func TestDashE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	screen = f.Tmux.WaitForScreen(t, dash, "sup dash · 3 sessions", 10*time.Second)
-	if rowOf(screen, "alpha") != "" {
+	if testutil.ScreenRow(screen, "alpha") != "" {
 		t.Fatalf("alpha stopped but is still listed:\n%s", screen)
 	}
 
@@ -105,7 +91,7 @@ func TestDashE2E(t *testing.T) {
 	ipctest.Stuck(t, f.Socket("charlie"), "charlie")
 	testutil.WaitUntil(t, 10*time.Second, "charlie's row to show its Stop after the dir came back", func() bool {
 		screen := f.Tmux.Capture(dash)
-		return strings.Contains(rowOf(screen, "charlie"), "charlie is done") && !strings.Contains(screen, "is gone") &&
+		return strings.Contains(testutil.ScreenRow(screen, "charlie"), "charlie is done") && !strings.Contains(screen, "is gone") &&
 			strings.Contains(screen, "3 sessions")
 	})
 }

@@ -4,46 +4,21 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/urfave/cli/v3"
 )
-
-// fanoutTimeout bounds each supervisor's answer when a verb asks them all:
-// one wedged supervisor must not stall the listing of the others.
-const fanoutTimeout = time.Second
-
-// discoverAll asks every supervisor for its state, telling stderr about
-// the ones that did not answer.
-func discoverAll(ctx context.Context, timeout time.Duration) ([]broker.Session, error) {
-	dir, err := runtimeDir()
-	if err != nil {
-		return nil, err
-	}
-	res, err := broker.Discover(ctx, dir, timeout)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		errf("sup: runtime dir %s does not exist: no supervisor listens there "+
-			"(sup start creates it; if it was deleted, running supervisors recreate it and their sockets at once)\n", dir)
-	}
-	for _, e := range res.Errors {
-		errf("sup: %s did not answer: %v\n", e.Socket, e.Err)
-	}
-	return res.Sessions, nil
-}
 
 func noArgs(cmd *cli.Command) error {
 	if cmd.Args().Len() > 0 {
@@ -60,7 +35,7 @@ func lsCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			results, err := discoverHosts(ctx, cmd)
+			_, results, err := discoverHosts(ctx, cmd)
 			if err != nil {
 				return err
 			}
@@ -68,7 +43,7 @@ func lsCommand() *cli.Command {
 			if cmd.Bool("json") {
 				states := make([]hostState, 0, len(sessions))
 				for _, s := range sessions {
-					states = append(states, hostState{Host: hostOf(s), State: s.State})
+					states = append(states, hostState{Host: broker.HostOf(s), State: s.State})
 				}
 				return printJSON(os.Stdout, states)
 			}
@@ -85,15 +60,15 @@ type hostState struct {
 
 func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	hosts := anyRemote(sessions)
+	hosts := view.AnyRemote(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 	servers := tmuxServers(sessions)
 	for _, s := range sessions {
 		st := s.State
 		// Every cell holds a word (dash for none): an empty cell would
 		// shift the columns for anyone reading them by whitespace.
-		fprintf(tw, hostCell(hosts, hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, dash(st.Name), dash(workspaceRole(st)), dash(st.Profile),
-			dash(st.Lifecycle), dash(activityCell(st)), dash(waitingFor(st, now)), paneCell(st, servers))
+		fprintf(tw, hostCell(hosts, broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, view.Dash(st.Name), view.Dash(workspaceRole(st)), view.Dash(st.Profile),
+			view.Dash(st.Lifecycle), view.Dash(activityCell(st)), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers))
 	}
 	return tw.Flush()
 }
@@ -142,48 +117,6 @@ func workspaceRole(st ipc.State) string {
 		return st.Workspace
 	}
 	return st.Workspace + "/" + st.Role
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// waitingFor is how long a session has waited on the human, "" when it
-// does not.
-func waitingFor(st ipc.State, now time.Time) string {
-	if st.WaitingSince == 0 {
-		return ""
-	}
-	return age(now.Sub(time.UnixMilli(st.WaitingSince)))
-}
-
-// age is a short duration for humans: 42s, 5m, 2h05m, 3d.
-func age(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-// anyRemote reports whether a listing holds another host's session: then
-// it has a HOST column.
-func anyRemote(sessions []broker.Session) bool {
-	for _, s := range sessions {
-		if s.Host != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // hostCell is a listing's first cell, HOST, when it has one. It is part

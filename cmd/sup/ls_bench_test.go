@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -39,8 +40,8 @@ func BenchmarkLsRender(b *testing.B) {
 			fmt.Fprintln(tw, ""+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
 			for _, s := range sessions {
 				st := s.State
-				fmt.Fprintf(tw, rawHostCell(anyRemote(sessions), hostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, dash(workspaceRole(st)), st.Profile,
-					st.Lifecycle, st.Activity, dash(waitingFor(st, now)), dash(st.TmuxPane))
+				fmt.Fprintf(tw, rawHostCell(view.AnyRemote(sessions), broker.HostOf(s))+"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.SessionID, st.Name, view.Dash(workspaceRole(st)), st.Profile,
+					st.Lifecycle, st.Activity, view.Dash(view.WaitingFor(st, now)), view.Dash(st.TmuxPane))
 			}
 			tw.Flush()
 		}

@@ -8,38 +8,26 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/safetext"
-	"github.com/sup-tmux/sup/internal/tmux"
-	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
-)
 
-// queueItem is one line of `sup queue --json`: the session's state plus
-// its place.
-type queueItem struct {
-	Position int    `json:"position"` // 1-based
-	Cooling  bool   `json:"cooling"`  // skipped, cooldown running: not eligible as head
-	Socket   string `json:"socket"`   // on host
-	Host     string `json:"host"`     // the session's host: this one's short name, or a name of hosts:
-	ipc.State
-}
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/safetext"
+	"github.com/sup-tmux/sup/internal/tmux"
+)
 
 // stuckQueue is the queue of every host --host selects (cmd nil: all), in
 // one FIFO order.
-func stuckQueue(ctx context.Context) ([]broker.Entry, error) { return stuckQueueOf(ctx, nil) }
-
-func stuckQueueOf(ctx context.Context, cmd *cli.Command) ([]broker.Entry, error) {
-	results, err := discoverHosts(ctx, cmd)
+func stuckQueue(ctx context.Context, cmd *cli.Command) (*broker.Fleet, []broker.Entry, error) {
+	f, results, err := discoverHosts(ctx, cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return broker.Queue(broker.AllSessions(results), time.Now()), nil
+	return f, broker.Queue(broker.AllSessions(results), time.Now()), nil
 }
 
 func queueCommand() *cli.Command {
@@ -50,16 +38,12 @@ func queueCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			q, err := stuckQueueOf(ctx, cmd)
+			_, q, err := stuckQueue(ctx, cmd)
 			if err != nil {
 				return err
 			}
 			if cmd.Bool("json") {
-				items := make([]queueItem, 0, len(q))
-				for i, e := range q {
-					items = append(items, queueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: hostOf(e.Session), State: e.State})
-				}
-				return printJSON(os.Stdout, items)
+				return printJSON(os.Stdout, broker.QueueItems(q))
 			}
 			return printQueue(os.Stdout, q, time.Now(), term.IsTerminal(int(os.Stdout.Fd())))
 		},
@@ -78,33 +62,24 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 	for i, e := range q {
 		sessions[i] = e.Session
 	}
-	hosts := anyRemote(sessions)
+	hosts := view.AnyRemote(sessions)
 	servers := tmuxServers(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"#\tNAME\tREASON\tWAITING\tPANE\tSUMMARY")
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
-		summary := oneLine(safetext.Field(summaryText(st)), 60)
+		summary := view.OneLine(safetext.Field(view.SummaryText(st)), 60)
 		if e.Cooling {
 			pos = "-"
-			summary = fmt.Sprintf("(skipped, %s left) %s", age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
+			summary = fmt.Sprintf("(skipped, %s left) %s", view.Age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := hostCell(hosts, hostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", safeArgs([]any{pos, st.Name, dash(st.Reason), dash(waitingFor(st, now)), paneCell(st, servers), summary})...)
+		line := hostCell(hosts, broker.HostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", view.SafeArgs([]any{pos, st.Name, view.Dash(st.Reason), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers), summary})...)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
 		fmt.Fprintln(tw, line) // its cells are fields already; the dim SGR is sup's
 	}
 	return tw.Flush()
-}
-
-// oneLine is s's first line, cut to n runes.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 var (
@@ -119,10 +94,11 @@ type reporter struct {
 	ctx    context.Context
 	cmd    *cli.Command
 	socket string
+	fleet  *broker.Fleet
 }
 
 func (r reporter) say(format string, args ...any) {
-	msg := fmt.Sprintf(format, safeArgs(args)...)
+	msg := fmt.Sprintf(format, view.SafeArgs(args)...)
 	if r.cmd.Bool("display") && r.socket != "" {
 		// Best effort: the message is a courtesy, the jump already happened.
 		// Display escapes it: a session's name is the agent's text.
@@ -135,7 +111,7 @@ func (r reporter) say(format string, args ...any) {
 // jumpTo moves the caller's tmux client to e, or explains why it cannot.
 // Without a client it prints where e is and fails with status 1.
 func jumpTo(r reporter, e broker.Entry) error {
-	j, err := jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
+	j, err := r.fleet.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
 	if errors.Is(err, broker.ErrNoTmux) {
 		outln(e.State.TmuxPane)
 		errf("sup: %v\n", err)
@@ -144,7 +120,7 @@ func jumpTo(r reporter, e broker.Entry) error {
 	if err != nil {
 		return err
 	}
-	r.say("%s (%s, %s)", j, e.State.Name, dash(e.State.Reason))
+	r.say("%s (%s, %s)", j, e.State.Name, view.Dash(e.State.Reason))
 	return nil
 }
 
@@ -157,11 +133,11 @@ func nextCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
-			q, err := stuckQueue(ctx)
+			f, q, err := stuckQueue(ctx, nil)
 			if err != nil {
 				return err
 			}
+			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}
 			head, ok := broker.Head(q)
 			if !ok {
 				r.say("%s", emptyQueue(q))
@@ -193,17 +169,17 @@ func skipCommand() *cli.Command {
 			if d := cmd.Duration("cooldown"); d < 0 || d > 0 && d < time.Millisecond {
 				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)
 			}
-			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv)}
-			results, err := discoverHosts(ctx, nil)
+			f, results, err := discoverHosts(ctx, nil)
 			if err != nil {
 				return err
 			}
+			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}
 			sessions := broker.AllSessions(results)
 			q := broker.Queue(sessions, time.Now())
 			var victim broker.Session
 			if cmd.Args().Len() == 1 {
 				wd, _ := os.Getwd() // Best effort: only document-path targets need it.
-				if victim, err = findHostTarget(sessions, cmd.Args().First(), wd); err != nil {
+				if victim, err = f.FindIn(sessions, cmd.Args().First(), wd); err != nil {
 					return err
 				}
 			} else {
@@ -214,7 +190,7 @@ func skipCommand() *cli.Command {
 				}
 				victim = head.Session
 			}
-			res, err := skipSession(ctx, victim, cmd.Duration("cooldown"))
+			res, err := f.Skip(ctx, victim, cmd.Duration("cooldown"))
 			if err != nil {
 				return fmt.Errorf("skip %s: %w", victim.State.Name, err)
 			}
@@ -234,17 +210,6 @@ func skipCommand() *cli.Command {
 			return jumpTo(r, head)
 		},
 	}
-}
-
-func skipSession(ctx context.Context, s broker.Session, cooldown time.Duration) (ipc.SkipResult, error) {
-	var res ipc.SkipResult
-	c, done, err := dialSession(ctx, s)
-	if err != nil {
-		return res, err
-	}
-	defer done()
-	err = call(ctx, c, ipc.MethodSkip, ipc.SkipParams{CooldownMS: cooldown.Milliseconds()}, &res)
-	return res, err
 }
 
 func statusLineCommand() *cli.Command {
@@ -276,7 +241,7 @@ func statusLineCommand() *cli.Command {
 			// tmux draws this line: one field (a name is an agent's
 			// text), every # doubled so that no #[style] in it applies.
 			fmt.Println(tmux.Escape(safetext.Field(line + remoteSuffix(line, caches, now))))
-			refreshHostCaches(dir, caches, now)
+			broker.RefreshHostCaches(dir, caches, now)
 			return nil
 		},
 	}

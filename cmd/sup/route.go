@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
@@ -106,7 +107,7 @@ func describeRoute(r broker.RouteResult) string {
 	}
 	line := "routed " + how
 	if r.Trigger != nil {
-		line += ": " + describeTrigger(*r.Trigger, r.Name)
+		line += ": " + view.DescribeTrigger(*r.Trigger, r.Name)
 	}
 	if r.Message != "" {
 		line += " " + r.Message

@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/urfave/cli/v3"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/safetext"
 )
 
 // routeOnHost is `sup route --host NAME`: the host's own `sup route` runs
@@ -20,11 +22,11 @@ import (
 // flags go as given (--doc is a path on that host), the requester names
 // this host, TEXT - passes stdin through, and its exit status is ours.
 func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
-	hosts, err := configuredHosts()
+	f, err := fleet()
 	if err != nil {
 		return err
 	}
-	remote, _, err := broker.SelectHosts(hosts, name)
+	remote, _, err := broker.SelectHosts(f.Hosts, name)
 	if err != nil {
 		return fmt.Errorf("route: %w", err)
 	}
@@ -46,20 +48,13 @@ func routeOnHost(ctx context.Context, cmd *cli.Command, name string) error {
 		args = append(args, "--tmux-default")
 	}
 	if !cmd.IsSet("requester") {
-		args = append(args, "--requester="+originRequester("cli:"+currentUser()))
+		args = append(args, "--requester="+broker.OriginRequester("cli:"+view.CurrentUser()))
 	}
 	args = append(args, "--", cmd.Args().First())
-	ssh, err := sshOf()
-	if err != nil {
-		return err
-	}
-	argv := ssh.Argv(h, false, args...)
-	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// The remote's output is another host's text: line by line, each a
 	// safetext field, before the operator's terminal.
 	stdout, stderr := &safetext.Writer{W: os.Stdout}, &safetext.Writer{W: os.Stderr}
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
-	err = c.Run()
+	err = f.RunOn(ctx, h, args, os.Stdin, stdout, stderr)
 	stdout.Close()
 	stderr.Close()
 	var ee *exec.ExitError

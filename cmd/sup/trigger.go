@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
-	"github.com/urfave/cli/v3"
 )
 
 // Exit statuses of `sup trigger` beyond 0 (delivered, or accepted and
@@ -43,7 +45,7 @@ func triggerCommand() *cli.Command {
 				ctx, cancel := context.WithTimeout(ctx, triggerWait)
 				defer cancel()
 				if s.Host != "" {
-					p.Requester = originRequester(p.Requester)
+					p.Requester = broker.OriginRequester(p.Requester)
 				}
 				var r ipc.TriggerResult
 				if p.Wait && s.Host == "" {
@@ -59,7 +61,7 @@ func triggerCommand() *cli.Command {
 						return err
 					}
 				} else {
-					outln(describeTrigger(r, s.State.Name))
+					outln(view.DescribeTrigger(r, s.State.Name))
 				}
 				switch r.Result {
 				case ipc.OutcomeTimeout:
@@ -130,7 +132,7 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	}
 	requester := cmd.String("requester")
 	if requester == "" {
-		requester = "cli:" + currentUser()
+		requester = "cli:" + view.CurrentUser()
 	}
 	p := ipc.TriggerParams{
 		TriggerID: id, ThreadID: cmd.String("thread"), Reason: cmd.String("reason"), Prompt: text,
@@ -143,33 +145,6 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 		p.Envelope = &off
 	}
 	return p, nil
-}
-
-// describeTrigger is the one-line human form of an outcome.
-func describeTrigger(r ipc.TriggerResult, name string) string {
-	line := fmt.Sprintf("%s %s to %s", r.Result, r.TriggerID, name)
-	switch r.Result {
-	case ipc.OutcomeDelivered:
-		line += fmt.Sprintf(" (attempt %d, acked by %s", r.Attempts, r.AckedBy)
-		if r.Fallback != "" {
-			line += ", after a " + r.Fallback + " restart"
-		}
-		line += ")"
-	case ipc.OutcomeDeferred:
-		line += fmt.Sprintf(" (%s; next look at %s)", r.ErrorCode, time.UnixMilli(r.DeferredUntil).Format(time.TimeOnly))
-		if r.Message != "" {
-			line += ": " + r.Message // AGENT_ASKED: the question
-		}
-	case ipc.OutcomeTimeout, ipc.OutcomeFailed:
-		line += fmt.Sprintf(" (%s: %s)", r.ErrorCode, r.Message)
-	}
-	if r.Repeat {
-		line += " [repeat: the first outcome of this id]"
-	}
-	if r.AuditError != "" {
-		line += " [audit failed: " + r.AuditError + "]"
-	}
-	return line
 }
 
 func unblockCommand() *cli.Command {
@@ -186,7 +161,7 @@ func unblockCommand() *cli.Command {
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.UnblockResult
-				if err := call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
+				if err := broker.Call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {

@@ -10,16 +10,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"os/user"
 	"strconv"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/desk"
-	"github.com/urfave/cli/v3"
 )
 
 // exitTriggerCancelled is sup trigger's status after Ctrl-C took the
@@ -64,13 +65,13 @@ type triggerAnswer struct {
 // cancelWaiting takes the trigger back after sig and says what became of
 // it; the error it returns is the exit status.
 func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
-	cc, err := ipc.Dial(s.Socket, dialTimeout)
+	cc, err := ipc.Dial(s.Socket, broker.DialTimeout)
 	if err != nil {
 		return fmt.Errorf("trigger %s: %v: could not reach %s to cancel it (it may still be typed): %w", p.TriggerID, sig, s.State.Name, err)
 	}
 	defer cc.Close()
 	var r ipc.CancelTriggerResult
-	err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
+	err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
 	var ie *ipc.Error
 	switch {
 	case errors.As(err, &ie) && ie.Code == ipc.CodeTargetNotFound:
@@ -84,7 +85,7 @@ func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, s
 			}
 		case <-time.After(time.Second):
 		}
-		if err = call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
+		if err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
 			return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
 		}
 	case err != nil:
@@ -102,57 +103,22 @@ func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, s
 // until the returned function is called. Best effort: without the events
 // (an older supervisor) the trigger still waits silently.
 func showProgress(ctx context.Context, w io.Writer, s broker.Session, id string) (stop func()) {
-	pc, err := ipc.Dial(s.Socket, dialTimeout)
-	if err != nil {
-		return func() {}
-	}
-	sctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	sub, err := pc.Subscribe(sctx, []string{desk.EventProgress})
-	cancel()
-	if err != nil {
-		pc.Close()
-		return func() {}
-	}
-	quit := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		deferred := false
-		for {
-			ev, err := sub.Next()
-			if err != nil {
-				return
-			}
-			select {
-			case <-quit:
-				return
-			default:
-			}
-			if fmt.Sprint(ev.Data["trigger_id"]) != id {
-				continue
-			}
-			switch ev.Data["state"] {
-			case "deferred":
-				deferred = true
-				fmt.Fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
-					id, s.State.Name, ev.Data["message"], ev.Data["error_code"], msTime(ev.Data["gives_up_at"]))
-			case "written":
-				if deferred {
-					fmt.Fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
-				}
-			}
-		}
-	}()
-	var once bool
-	return func() {
-		if once {
+	deferred := false
+	return broker.FollowSession(ctx, s, []string{desk.EventProgress}, func(ev ipc.Event) {
+		if fmt.Sprint(ev.Data["trigger_id"]) != id {
 			return
 		}
-		once = true
-		close(quit)
-		sub.Close()
-		<-finished
-	}
+		switch ev.Data["state"] {
+		case "deferred":
+			deferred = true
+			fmt.Fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
+				id, s.State.Name, ev.Data["message"], ev.Data["error_code"], msTime(ev.Data["gives_up_at"]))
+		case "written":
+			if deferred {
+				fmt.Fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
+			}
+		}
+	})
 }
 
 // msTime formats an event's unix-ms value (msgpack decodes it as some
@@ -206,8 +172,8 @@ func cancelCommand() *cli.Command {
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
 				var r ipc.CancelTriggerResult
-				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + currentUser() + " (sup cancel)"}
-				if err := call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
+				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + view.CurrentUser() + " (sup cancel)"}
+				if err := broker.Call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
 					return err
 				}
 				if cmd.Bool("json") {
@@ -221,17 +187,4 @@ func cancelCommand() *cli.Command {
 			})
 		},
 	}
-}
-
-// currentUser names the user for a requester ("cli:NAME"): $USER, else
-// the passwd entry, else the uid, so the audit never records a bare
-// "cli:" when $USER is unset (a cron job, `env -i`).
-func currentUser() string {
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return "uid" + strconv.Itoa(os.Getuid())
 }

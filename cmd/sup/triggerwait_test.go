@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -18,11 +19,11 @@ import (
 func TestCurrentUser(t *testing.T) {
 	t.Setenv("USER", "")
 	os.Unsetenv("USER")
-	if u := currentUser(); u == "" {
+	if u := view.CurrentUser(); u == "" {
 		t.Fatal("currentUser is empty without $USER")
 	}
 	t.Setenv("USER", "somebody")
-	if u := currentUser(); u != "somebody" {
+	if u := view.CurrentUser(); u != "somebody" {
 		t.Fatalf("currentUser = %q with USER=somebody", u)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package dash
 
 import (
 	"strings"
@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -89,11 +90,11 @@ func TestDashModelRows(t *testing.T) {
 	if ia, ib := strings.Index(v, "alpha"), strings.Index(v, "bravo"); ia < 0 || ib < ia {
 		t.Fatalf("want alpha then bravo:\n%s", v)
 	}
-	if !strings.Contains(rowOf(v, "alpha"), "1h30m") {
-		t.Errorf("uptime missing: %q", rowOf(v, "alpha"))
+	if !strings.Contains(testutil.ScreenRow(v, "alpha"), "1h30m") {
+		t.Errorf("uptime missing: %q", testutil.ScreenRow(v, "alpha"))
 	}
 	m.Update(changeMsg(sessionAt("b", "bravo", "needs_confirmation", dashNow.Add(-42*time.Second).UnixMilli())))
-	row := rowOf(m.View(), "bravo")
+	row := testutil.ScreenRow(m.View(), "bravo")
 	for _, want := range []string{"\x1b[1;33mneeds_confirmation", "42s", "bravo summary"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("bravo's row lacks %q: %q", want, row)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package dash
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 )
 
 // dashModel is `sup dash`'s state, changed only by Update: the sessions as
@@ -195,7 +196,7 @@ func (m *dashModel) ageTick() tea.Cmd {
 	return tea.Tick(next, func(time.Time) tea.Msg { return ageTickMsg{gen} })
 }
 
-// ageChangesIn is how long until age(d) shows another value.
+// ageChangesIn is how long until view.Age(d) shows another value.
 func ageChangesIn(d time.Duration) time.Duration {
 	unit := time.Minute
 	switch {
@@ -209,23 +210,8 @@ func ageChangesIn(d time.Duration) time.Duration {
 	return unit - d%unit
 }
 
-// eachKey splits keys typed faster than they are read, which arrive as
-// one message ("/brav", or `jj`), into one key each for key; ok is false
-// for a message that is one key (or a paste, which stays whole).
-func eachKey(m tea.Model, k tea.KeyMsg, key func(tea.KeyMsg) (tea.Model, tea.Cmd)) (tea.Model, tea.Cmd, bool) {
-	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste {
-		return m, nil, false
-	}
-	var cmds []tea.Cmd
-	for _, r := range k.Runes {
-		_, cmd := key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-		cmds = append(cmds, cmd)
-	}
-	return m, tea.Batch(cmds...), true
-}
-
 func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if mm, cmd, ok := eachKey(m, k, m.key); ok {
+	if mm, cmd, ok := view.EachKey(m, k, m.key); ok {
 		return mm, cmd
 	}
 	if m.mode != dashBrowse {

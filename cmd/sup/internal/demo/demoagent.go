@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package demo
 
 import (
 	"bufio"
@@ -9,39 +9,17 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/urfave/cli/v3"
 )
 
-// demoAgentCommand is the agent `sup demo` supervises: a prompt, a
-// thinking phase and, for risky-sounding tasks, a y/n confirmation. It
-// reports each step as an agent's hooks would (straight to $SUP_SOCKET) and
-// in its window title (what the demo profile's screen rules read).
-func demoAgentCommand() *cli.Command {
-	return &cli.Command{
-		Name: "demo-agent", Usage: "the demo's fake agent (used by sup demo)", Hidden: true,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "first", Usage: "a task to start on at once, as if typed"},
-			&cli.DurationFlag{Name: "think", Value: 3 * time.Second, Usage: "how long a task takes"},
-			&cli.StringFlag{Name: "resume", Usage: "the conversation id to continue"},
-			&cli.StringFlag{Name: "name", Usage: "its name, shown in its title (the demo's pane borders)"},
-		},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Duration("think") < 0 {
-				return fmt.Errorf("demo-agent: --think %s: give a positive duration", cmd.Duration("think"))
-			}
-			a := &demoAgent{out: os.Stdout, in: bufio.NewReader(os.Stdin), think: cmd.Duration("think"),
-				id: cmd.String("resume"), socket: os.Getenv("SUP_SOCKET"), name: cmd.String("name"), always: map[string]bool{}}
-			return a.run(ctx, cmd.String("first"))
-		},
-	}
-}
-
-type demoAgent struct {
+// Agent is the agent `sup demo` supervises: a prompt, a thinking phase
+// and, for risky-sounding tasks, a y/n confirmation. It reports each step
+// as an agent's hooks would (straight to its supervisor's socket) and in
+// its window title (what the demo profile's screen rules read).
+type Agent struct {
 	out    io.Writer
 	in     *bufio.Reader
 	think  time.Duration
@@ -51,7 +29,16 @@ type demoAgent struct {
 	always map[string]bool // commands the human allowed for good (a)
 }
 
-func (a *demoAgent) run(ctx context.Context, first string) error {
+// NewAgent is an agent on out and in that thinks for think per task;
+// id is the conversation to continue ("" a new one), socket its
+// supervisor's ("" outside sup: nothing is reported) and name its title.
+func NewAgent(out io.Writer, in io.Reader, think time.Duration, id, socket, name string) *Agent {
+	return &Agent{out: out, in: bufio.NewReader(in), think: think, id: id, socket: socket, name: name, always: map[string]bool{}}
+}
+
+// Run talks to the human until its input ends, starting on first when
+// given (as if typed).
+func (a *Agent) Run(ctx context.Context, first string) error {
 	source := "resume"
 	if a.id == "" {
 		var b [6]byte
@@ -80,7 +67,7 @@ func (a *demoAgent) run(ctx context.Context, first string) error {
 // title sets the window title: the state mark the demo profile's rules
 // read first, then the agent's name, so every pane border names its
 // session.
-func (a *demoAgent) title(t string) {
+func (a *Agent) title(t string) {
 	if a.name != "" {
 		mark, rest, _ := strings.Cut(t, " ")
 		t = mark + " " + a.name + ": " + rest
@@ -88,13 +75,13 @@ func (a *demoAgent) title(t string) {
 	fmt.Fprintf(a.out, "\x1b]0;%s\a", t)
 }
 
-func (a *demoAgent) ready(ctx context.Context, msg string) {
+func (a *Agent) ready(ctx context.Context, msg string) {
 	a.hook(ctx, ipc.HookParams{Event: "Stop", Message: msg})
 	a.title("[>] ready")
 	fmt.Fprintf(a.out, "%s\r\n› ", msg)
 }
 
-func (a *demoAgent) work(ctx context.Context, task string) {
+func (a *Agent) work(ctx context.Context, task string) {
 	a.hook(ctx, ipc.HookParams{Event: "UserPromptSubmit"})
 	a.title("[*] thinking")
 	a.thinking(task)
@@ -120,7 +107,7 @@ func (a *demoAgent) work(ctx context.Context, task string) {
 }
 
 // thinking shows a spinner for the agent's think time.
-func (a *demoAgent) thinking(what string) {
+func (a *Agent) thinking(what string) {
 	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 	deadline := time.Now().Add(a.think)
 	for i := 0; time.Now().Before(deadline); i++ {
@@ -150,7 +137,7 @@ func firstWord(s string) string {
 
 // hook reports a step to the supervisor as `sup hook` would for Claude
 // Code. Best effort: the demo goes on without a supervisor.
-func (a *demoAgent) hook(ctx context.Context, p ipc.HookParams) {
+func (a *Agent) hook(ctx context.Context, p ipc.HookParams) {
 	if a.socket == "" {
 		return
 	}

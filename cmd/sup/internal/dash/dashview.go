@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package dash
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -64,7 +66,7 @@ func (m *dashModel) View() string {
 	for _, h := range hosts {
 		// A *HostError names its host already.
 		why := strings.TrimPrefix(m.hostDown[h], "host "+h+": ")
-		fmt.Fprintf(&b, "\x1b[31m%s%s\n", oneLine(safetext.Field("host "+h+": "+why), max(m.width, 40)), sgrReset)
+		fmt.Fprintf(&b, "\x1b[31m%s%s\n", view.OneLine(safetext.Field("host "+h+": "+why), max(m.width, 40)), sgrReset)
 	}
 	b.WriteString("\n")
 	cells := make([]string, 0, len(dashColumns)+2)
@@ -99,15 +101,15 @@ func (m *dashModel) View() string {
 		if r, ok := m.rows[m.sel]; ok {
 			name = r.s.State.Name
 		}
-		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", safeArgs([]any{name, m.input})...)
+		fmt.Fprintf(&b, "trigger %s: %s█  (Enter sends, Esc cancels)", view.SafeArgs([]any{name, m.input})...)
 	case dashAnswer:
 		name, prompt := "?", ""
 		if r, ok := m.rows[m.sel]; ok {
 			name, prompt = r.s.State.Name, promptLine(r.s.State)
 		}
-		fmt.Fprintf(&b, "answer %s (%s): %s█  (Enter answers, Esc cancels)", safeArgs([]any{name, prompt, m.input})...)
+		fmt.Fprintf(&b, "answer %s (%s): %s█  (Enter answers, Esc cancels)", view.SafeArgs([]any{name, prompt, m.input})...)
 	default:
-		b.WriteString(oneLine(safetext.Field(m.status), max(m.width, 20)))
+		b.WriteString(view.OneLine(safetext.Field(m.status), max(m.width, 20)))
 	}
 	b.WriteString("\n" + m.keysLine(rows, sel))
 	return b.String()
@@ -118,7 +120,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	st := r.s.State
 	up := ""
 	if st.StartedAt != 0 {
-		up = age(now.Sub(time.UnixMilli(st.StartedAt)))
+		up = view.Age(now.Sub(time.UnixMilli(st.StartedAt)))
 	}
 	activity := st.Activity
 	if st.Lifecycle != "running" && st.Lifecycle != "" {
@@ -126,7 +128,7 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	}
 	values := []string{
 		st.Name, strings.Trim(st.Workspace+"/"+st.Role, "/"), st.Profile, activity,
-		dash(waitingFor(st, now)), st.Health, fmt.Sprint(st.RestartCount), dash(up), triggerCounts(st),
+		view.Dash(view.WaitingFor(st, now)), st.Health, fmt.Sprint(st.RestartCount), view.Dash(up), triggerCounts(st),
 	}
 	safetext.Fields(values) // the agent's words, before sup's colours
 	cells := make([]string, len(values))
@@ -145,16 +147,16 @@ func (m *dashModel) row(r dashRow, selected bool, now time.Time) string {
 	}
 	width := dashTableWidth()
 	if m.showHosts() {
-		cells = append([]string{pad(safetext.Field(hostOf(r.s)), dashHostWidth)}, cells...)
+		cells = append([]string{pad(safetext.Field(broker.HostOf(r.s)), dashHostWidth)}, cells...)
 		width += dashHostWidth + 1
 	}
 	line := mark + strings.Join(cells, " ")
 	if room := m.width - 2 - width; room > 8 || m.width == 0 {
-		summary := summaryText(st)
+		summary := view.SummaryText(st)
 		if summary == "" {
 			summary = st.Reason
 		}
-		line += " " + oneLine(safetext.Field(summary), max(room-1, 8))
+		line += " " + view.OneLine(safetext.Field(summary), max(room-1, 8))
 	}
 	return line
 }
@@ -192,7 +194,7 @@ func triggerCounts(st ipc.State) string {
 
 // pad cuts s to n runes (with an ellipsis) or pads it with blanks.
 func pad(s string, n int) string {
-	s = oneLine(s, n)
+	s = view.OneLine(s, n)
 	if k := len([]rune(s)); k < n {
 		s += strings.Repeat(" ", n-k)
 	}
@@ -231,10 +233,10 @@ supervisor's uptime; TRIG its triggers delivered/timed out/failed.
 // promptLine is an open prompt in one line: what it asks and the choices
 // it takes.
 func promptLine(st ipc.State) string {
-	line := dash(summaryText(st))
+	line := view.Dash(view.SummaryText(st))
 	var opts []string
 	for _, o := range st.PromptOptions {
-		opts = append(opts, optionText(st, o))
+		opts = append(opts, view.OptionText(st, o))
 	}
 	if len(opts) > 0 {
 		line += " · " + strings.Join(opts, " · ")
@@ -242,5 +244,5 @@ func promptLine(st ipc.State) string {
 	if len(st.PromptChoices) > 0 {
 		line += " · " + strings.Join(st.PromptChoices, "/")
 	}
-	return oneLine(safetext.Field(line), 100)
+	return view.OneLine(safetext.Field(line), 100)
 }
