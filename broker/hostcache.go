@@ -47,7 +47,7 @@ func WriteHostCache(runtimeDir string, r HostResult, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("host cache: %w", err)
 	}
-	path := filepath.Join(dir, r.Host+".json")
+	path := paths.HostCache(runtimeDir, r.Host)
 	c := HostCache{Host: r.Host, Sessions: []ipc.QueueFacts{}}
 	if r.Err != nil {
 		if old, err := readHostCache(path); err == nil {

@@ -5,9 +5,10 @@ package broker
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
 )
 
 // hostRefreshAfter is how old the remote part of the status line may get
@@ -29,7 +30,7 @@ func RefreshHostCaches(dir string, caches []HostCache, now time.Time) {
 	if !stale {
 		return
 	}
-	stamp := filepath.Join(HostCacheDir(dir), ".refresh")
+	stamp := paths.HostCacheRefresh(dir)
 	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < hostRefreshAfter {
 		return
 	}

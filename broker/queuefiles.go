@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 	"golang.org/x/sys/unix"
 )
@@ -88,7 +88,11 @@ func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[strin
 	if err != nil || !alive || f.SessionID != id {
 		return Session{}, false
 	}
-	return Session{Socket: filepath.Join(runtimeDir, id+".sock"), State: f.State()}, true
+	sock, err := paths.Socket(runtimeDir, id)
+	if err != nil {
+		return Session{}, false // a name no supervisor could listen on
+	}
+	return Session{Socket: sock, State: f.State()}, true
 }
 
 // maxQueueFile bounds a queue file: the facts take a few hundred bytes; a

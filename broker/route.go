@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/shellquote"
 	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
@@ -221,7 +221,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	workspace := cmp.Or(q.Workspace, e.Workspace)
 	role := cmp.Or(q.Role, e.Role, "agent")
 	session := TmuxSessionName(workspace)
-	report := filepath.Join(r.RuntimeDir, fmt.Sprintf("route-%d-%d.err", os.Getpid(), time.Now().UnixNano()))
+	report := paths.RouteReport(r.RuntimeDir, os.Getpid(), time.Now().UnixNano())
 	defer os.Remove(report) // Best effort: absent when the start went well.
 	argv := append([]string{r.Sup}, startArgs(res, e, q, report)...)
 	command := shellquote.Join(argv...)
@@ -437,7 +437,7 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 	if err := os.MkdirAll(r.StateDir, 0o700); err != nil {
 		return r.fail(res, q, p, ipc.CodeResumeFailed, "%v", err)
 	}
-	logPath := filepath.Join(r.StateDir, fmt.Sprintf("headless-%d.log", time.Now().UnixMilli()))
+	logPath := paths.HeadlessLog(r.StateDir, time.Now().UnixMilli())
 	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return r.fail(res, q, p, ipc.CodeResumeFailed, "headless log: %v", err)

@@ -6,8 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -24,7 +24,7 @@ func classifyModel(ctx context.Context, examples []modelread.Example, screen str
 		return nil, err
 	}
 	if !cfg.Model.Enabled() {
-		return nil, fmt.Errorf("--model: %s has no model: section with an endpoint (see README, \"A model for screens no rule reads\")", filepath.Join(dir, "config.yaml"))
+		return nil, fmt.Errorf("--model: %s has no model: section with an endpoint (see README, \"A model for screens no rule reads\")", paths.ConfigFile(dir))
 	}
 	key := ""
 	if !requestOnly {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/demo"
 	"github.com/sup-tmux/sup/cmd/sup/internal/tmuxkeys"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/supervisor/store"
 )
 
@@ -36,7 +36,7 @@ func demoCommand() *cli.Command {
 			if _, err := exec.LookPath("tmux"); err != nil {
 				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
 			}
-			d := demo.Demo{Socket: cmd.String("socket"), Dir: filepath.Join(store.StateDir(os.Getenv), "demo")}
+			d := demo.Demo{Socket: cmd.String("socket"), Dir: paths.DemoDir(store.StateDir(os.Getenv))}
 			if d.Socket == "" || strings.ContainsAny(d.Socket, "/ ") {
 				return fmt.Errorf("demo: --socket %q: give a plain tmux socket name such as sup-demo", d.Socket)
 			}

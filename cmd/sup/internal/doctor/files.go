@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/store"
@@ -19,14 +20,14 @@ import (
 // file:line).
 func checkConfig(ctx context.Context, o *Options) []Finding {
 	var out []Finding
-	path := filepath.Join(o.ConfigDir, "config.yaml")
+	path := paths.ConfigFile(o.ConfigDir)
 	if _, err := plan.LoadConfig(o.ConfigDir); err != nil {
 		out = append(out, Finding{Check: "config", Severity: Problem, Subject: path, Message: err.Error(),
 			Fix: "edit " + path + " (keys: specs/supervisor.md)"})
 	} else if _, err := os.Stat(path); err == nil {
 		out = append(out, Finding{Check: "config", Severity: OK, Subject: path, Message: path + " loads"})
 	}
-	users, _ := filepath.Glob(filepath.Join(o.ConfigDir, "profiles", "*.yaml")) // Best effort: the pattern is valid.
+	users, _ := filepath.Glob(filepath.Join(paths.ProfilesDir(o.ConfigDir), "*.yaml")) // Best effort: the pattern is valid.
 	for _, p := range users {
 		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		if _, _, err := supervisor.LoadProfile(o.ConfigDir, name); err != nil {

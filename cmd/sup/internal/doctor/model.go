@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"path/filepath"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/plan"
 )
@@ -26,7 +26,7 @@ func checkModel(ctx context.Context, o *Options) []Finding {
 	if err != nil || !cfg.Model.Enabled() {
 		return nil // a bad config is checkConfig's finding; no model: nothing to check
 	}
-	path := filepath.Join(o.ConfigDir, "config.yaml")
+	path := paths.ConfigFile(o.ConfigDir)
 	m := cfg.Model
 	key, err := m.LoadKey(func(k string) (string, bool) { v := o.Getenv(k); return v, v != "" })
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -128,7 +129,10 @@ func checkQueueFiles(o *Options, dir string) []Finding {
 
 // queueFileStale says why a queue file has no live supervisor, or "".
 func queueFileStale(dir, id, path string) string {
-	sock := filepath.Join(dir, id+".sock")
+	sock, err := paths.Socket(dir, id)
+	if err != nil {
+		return err.Error()
+	}
 	if _, err := os.Lstat(sock); err != nil {
 		return "its socket is gone"
 	}

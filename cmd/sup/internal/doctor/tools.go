@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/sup-tmux/sup/hooks"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/tmux"
 )
 
@@ -75,7 +76,7 @@ func checkTmux(ctx context.Context, o *Options) []Finding {
 // keysInConfig says whether `sup tmux-keys --install` ran: its file exists
 // and ~/.tmux.conf sources it.
 func keysInConfig(o *Options) Finding {
-	keys := filepath.Join(o.ConfigDir, "tmux.conf")
+	keys := paths.TmuxKeys(o.ConfigDir)
 	conf := filepath.Join(o.Getenv("HOME"), ".tmux.conf")
 	data, _ := os.ReadFile(conf) // Best effort: a missing file sources nothing.
 	if _, err := os.Stat(keys); err == nil && bytes.Contains(data, []byte(keys)) {

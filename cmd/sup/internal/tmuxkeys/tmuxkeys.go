@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/shellquote"
 )
 
@@ -53,7 +54,7 @@ func Install(snippet, configDir string, home func() (string, error)) (Installed,
 	if err := os.MkdirAll(configDir, 0o755); err != nil {
 		return Installed{}, fmt.Errorf("tmux-keys: %w", err)
 	}
-	in := Installed{Keys: filepath.Join(configDir, "tmux.conf")}
+	in := Installed{Keys: paths.TmuxKeys(configDir)}
 	if err := os.WriteFile(in.Keys, []byte(snippet), 0o644); err != nil {
 		return in, fmt.Errorf("tmux-keys: write %s: %w", in.Keys, err)
 	}
