@@ -17,8 +17,8 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// Session is one live supervisor as discovery found it.
-type Session struct {
+// Listing is one live supervisor as discovery found it.
+type Listing struct {
 	Socket string // on Host, when Host is set
 	State  ipc.State
 	Host   string // another host's name (hosts: in config.yaml); "" for this host
@@ -32,7 +32,7 @@ type SocketError struct {
 
 // Result is what Discover found.
 type Result struct {
-	Sessions []Session     // sorted by name, then session id
+	Sessions []Listing     // sorted by name, then session id
 	Errors   []SocketError // sockets that did not answer
 	Cleaned  []string      // stale sockets removed
 }
@@ -73,7 +73,7 @@ func discover(ctx context.Context, dir string, timeout time.Duration, also func(
 			defer mu.Unlock()
 			switch {
 			case err == nil:
-				res.Sessions = append(res.Sessions, Session{Socket: path, State: st})
+				res.Sessions = append(res.Sessions, Listing{Socket: path, State: st})
 			case errors.Is(err, syscall.ENOENT):
 				// Its supervisor exited while we listed: it removed its
 				// socket, which is exactly what a gone session should do.

@@ -92,7 +92,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestFindTarget(t *testing.T) {
-	ss := []Session{
+	ss := []Listing{
 		{State: ipc.State{SessionID: "abc123", Name: "rev", Document: "/p/rev.md"}},
 		{State: ipc.State{SessionID: "abd456", Name: "dev", Document: "/p/dev.md"}},
 		{State: ipc.State{SessionID: "fff000", Name: "abc123x", Document: "/q/x.md"}},

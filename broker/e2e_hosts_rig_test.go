@@ -327,7 +327,7 @@ func (r *remoteHost) hostEntry() broker.Host {
 }
 
 // remoteSessions lists the remote host's sessions through its relay.
-func (r *remoteHost) sessions() []broker.Session {
+func (r *remoteHost) sessions() []broker.Listing {
 	r.t.Helper()
 	fo := broker.Fanout{Hosts: []broker.Host{r.hostEntry()}, SSH: r.ssh(), Timeout: 2 * time.Second, Deadline: 20 * time.Second,
 		RuntimeDir: r.rig.Env["SUP_RUNTIME_DIR"]}

@@ -26,7 +26,7 @@ import (
 // any remote session.
 func (r *remoteHost) hook(name, event string) {
 	r.t.Helper()
-	var s broker.Session
+	var s broker.Listing
 	for _, x := range r.sessions() {
 		if x.State.Name == name {
 			s = x

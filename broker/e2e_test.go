@@ -46,7 +46,7 @@ func (f *fleet) start(name string) string {
 	return f.Start(name, "-echo")
 }
 
-func (f *fleet) sessions() []broker.Session {
+func (f *fleet) sessions() []broker.Listing {
 	f.t.Helper()
 	res, err := broker.Discover(context.Background(), f.env["SUP_RUNTIME_DIR"], 5*time.Second)
 	if err != nil {
@@ -55,7 +55,7 @@ func (f *fleet) sessions() []broker.Session {
 	return res.Sessions
 }
 
-func (f *fleet) session(name string) broker.Session {
+func (f *fleet) session(name string) broker.Listing {
 	f.t.Helper()
 	for _, s := range f.sessions() {
 		if s.State.Name == name {
@@ -63,7 +63,7 @@ func (f *fleet) session(name string) broker.Session {
 		}
 	}
 	f.t.Fatalf("no session %s", name)
-	return broker.Session{}
+	return broker.Listing{}
 }
 
 // hook tells NAME's supervisor an agent hook fired, as `sup hook` does.

@@ -156,11 +156,11 @@ func (f *Fleet) Queue(ctx context.Context, now func() time.Time) ([]Entry, []err
 // hosts configured, host:TARGET looks on that host only and an unqualified
 // TARGET on every host. When none matches, the error says which sockets
 // or hosts did not answer: the session meant may be among them.
-func (f *Fleet) Find(ctx context.Context, target, wd string) (Session, error) {
+func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
 	if len(f.Hosts) == 0 {
 		res, err := Discover(ctx, f.RuntimeDir, DialTimeout)
 		if err != nil {
-			return Session{}, err
+			return Listing{}, err
 		}
 		s, err := FindTarget(res.Sessions, target, wd)
 		if err != nil {
@@ -189,9 +189,9 @@ func (f *Fleet) Find(ctx context.Context, target, wd string) (Session, error) {
 
 // FindIn is FindTarget over sessions of every host, taking host:TARGET
 // apart first.
-func (f *Fleet) FindIn(sessions []Session, target, wd string) (Session, error) {
+func (f *Fleet) FindIn(sessions []Listing, target, wd string) (Listing, error) {
 	if h, rest, ok := f.splitHostTarget(target); ok {
-		var on []Session
+		var on []Listing
 		for _, s := range sessions {
 			if HostOf(s) == h {
 				on = append(on, s)
@@ -216,7 +216,7 @@ func (f *Fleet) splitHostTarget(target string) (host, rest string, ok bool) {
 }
 
 // HostOf is a session's host name for display: the local one's too.
-func HostOf(s Session) string {
+func HostOf(s Listing) string {
 	if s.Host == "" {
 		return LocalHostName()
 	}
@@ -224,7 +224,7 @@ func HostOf(s Session) string {
 }
 
 // remoteHost is s's configured host, or why it is gone.
-func (f *Fleet) remoteHost(s Session) (Host, error) {
+func (f *Fleet) remoteHost(s Listing) (Host, error) {
 	if h, ok := f.Host(s.Host); ok {
 		return h, nil
 	}
@@ -233,7 +233,7 @@ func (f *Fleet) remoteHost(s Session) (Host, error) {
 
 // Dial connects to s's supervisor: its socket on this host, or through
 // its host's relay (`sup relay --session`). done closes it.
-func (f *Fleet) Dial(ctx context.Context, s Session) (c *ipc.Client, done func(), err error) {
+func (f *Fleet) Dial(ctx context.Context, s Listing) (c *ipc.Client, done func(), err error) {
 	if s.Host == "" {
 		c, err := ipc.Dial(s.Socket, DialTimeout)
 		if err != nil {
@@ -260,7 +260,7 @@ func Call(ctx context.Context, c *ipc.Client, method string, params, result any)
 }
 
 // Call dials s, makes one request and hangs up.
-func (f *Fleet) Call(ctx context.Context, s Session, method string, params, result any) error {
+func (f *Fleet) Call(ctx context.Context, s Listing, method string, params, result any) error {
 	c, done, err := f.Dial(ctx, s)
 	if err != nil {
 		return err
@@ -271,7 +271,7 @@ func (f *Fleet) Call(ctx context.Context, s Session, method string, params, resu
 
 // Answer answers s's open prompt; a remote session's requester names
 // this host.
-func (f *Fleet) Answer(ctx context.Context, s Session, p ipc.AnswerParams) (ipc.AnswerResult, error) {
+func (f *Fleet) Answer(ctx context.Context, s Listing, p ipc.AnswerParams) (ipc.AnswerResult, error) {
 	var res ipc.AnswerResult
 	if s.Host != "" {
 		p.Requester = OriginRequester(p.Requester)
@@ -281,7 +281,7 @@ func (f *Fleet) Answer(ctx context.Context, s Session, p ipc.AnswerParams) (ipc.
 }
 
 // Skip passes over s for cooldown (0: its own queue.skip_cooldown).
-func (f *Fleet) Skip(ctx context.Context, s Session, cooldown time.Duration) (ipc.SkipResult, error) {
+func (f *Fleet) Skip(ctx context.Context, s Listing, cooldown time.Duration) (ipc.SkipResult, error) {
 	var res ipc.SkipResult
 	err := f.Call(ctx, s, ipc.MethodSkip, ipc.SkipParams{CooldownMS: cooldown.Milliseconds()}, &res)
 	return res, err
@@ -299,7 +299,7 @@ func OriginRequester(requester string) string {
 
 // Jump moves the caller's client to s: its pane, on this host (Jump), or
 // a local window attached over ssh to its pane on another (JumpRemote).
-func (f *Fleet) Jump(ctx context.Context, socket, client string, s Session) (Jumped, error) {
+func (f *Fleet) Jump(ctx context.Context, socket, client string, s Listing) (Jumped, error) {
 	if s.Host == "" {
 		return Jump(ctx, socket, client, s)
 	}

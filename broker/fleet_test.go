@@ -79,10 +79,10 @@ func TestNewFleet(t *testing.T) {
 // name with a colon that names no host is a target of every host.
 func TestFleetFindIn(t *testing.T) {
 	f := &Fleet{Hosts: []Host{{Name: "gpu"}}}
-	sess := func(host, id, name string) Session {
-		return Session{Host: host, Socket: "/s/" + id, State: ipc.State{SessionID: id, Name: name}}
+	sess := func(host, id, name string) Listing {
+		return Listing{Host: host, Socket: "/s/" + id, State: ipc.State{SessionID: id, Name: name}}
 	}
-	sessions := []Session{sess("", "aaaa1", "api"), sess("gpu", "bbbb2", "api"), sess("gpu", "cccc3", "x:y")}
+	sessions := []Listing{sess("", "aaaa1", "api"), sess("gpu", "bbbb2", "api"), sess("gpu", "cccc3", "x:y")}
 	for _, tt := range []struct {
 		target, wantID string
 	}{

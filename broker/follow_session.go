@@ -14,7 +14,7 @@ import (
 // when s cannot be reached or subscribed to within DialTimeout (an older
 // supervisor without those events), fn is never called and stop does
 // nothing.
-func FollowSession(ctx context.Context, s Session, events []string, fn func(ipc.Event)) (stop func()) {
+func FollowSession(ctx context.Context, s Listing, events []string, fn func(ipc.Event)) (stop func()) {
 	c, err := ipc.Dial(s.Socket, DialTimeout)
 	if err != nil {
 		return func() {}

@@ -128,11 +128,11 @@ func RemoveHostCachesExcept(runtimeDir string, hosts []Host) {
 }
 
 // CachedSessions are the sessions of the caches, each with its host.
-func CachedSessions(caches []HostCache) []Session {
-	var out []Session
+func CachedSessions(caches []HostCache) []Listing {
+	var out []Listing
 	for _, c := range caches {
 		for _, f := range c.Sessions {
-			out = append(out, Session{State: f.State(), Host: c.Host})
+			out = append(out, Listing{State: f.State(), Host: c.Host})
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ var (
 // absent for a supervisor that does not answer it) and the sockets that did
 // not answer.
 type Snapshot struct {
-	Sessions   []Session
+	Sessions   []Listing
 	Metrics    map[string]ipc.MetricsResult // by MetricsKey
 	Unanswered int
 	// LocalHost, when set (hosts: are configured), labels this host's
@@ -41,7 +41,7 @@ type Snapshot struct {
 
 // MetricsKey is a session's key in Snapshot.Metrics: its socket, with its
 // host for another host's (the same path may exist on two hosts).
-func MetricsKey(s Session) string {
+func MetricsKey(s Listing) string {
 	if s.Host == "" {
 		return s.Socket
 	}
@@ -148,7 +148,7 @@ func (m *metricWriter) sample(name, labels string, v float64) {
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // stateSet writes one 0/1 series per possible value of a session field.
-func (m *metricWriter) stateSet(name, help string, sessions []Session, label string, values []string, of func(ipc.State) string) {
+func (m *metricWriter) stateSet(name, help string, sessions []Listing, label string, values []string, of func(ipc.State) string) {
 	m.family(name, "gauge", help)
 	for _, s := range sessions {
 		cur := of(s.State)
@@ -159,7 +159,7 @@ func (m *metricWriter) stateSet(name, help string, sessions []Session, label str
 }
 
 // perSession writes one series per session.
-func (m *metricWriter) perSession(name, typ, help string, sessions []Session, value func(ipc.State) float64) {
+func (m *metricWriter) perSession(name, typ, help string, sessions []Listing, value func(ipc.State) float64) {
 	m.family(name, typ, help)
 	for _, s := range sessions {
 		m.sample(name, m.labels(s), value(s.State))
@@ -175,7 +175,7 @@ func bool01(b bool) float64 {
 
 // labels is the session's label set plus extra name/value pairs; with
 // hosts, host comes first.
-func (m *metricWriter) labels(s Session, extra ...string) string {
+func (m *metricWriter) labels(s Listing, extra ...string) string {
 	st := s.State
 	var kv []string
 	if host := orDefault(s.Host, m.localHost); host != "" {

@@ -87,13 +87,13 @@ func labelledSeries(name string) (family, label, value string, ok bool) {
 // with their bounds and sum converted, Prometheus' base unit.
 func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 	type series struct {
-		s      Session
+		s      Listing
 		labels []string
 		v      float64
 	}
 	counters := map[string][]series{}
 	hists := map[string][]struct {
-		s Session
+		s Listing
 		h ipc.Histogram
 	}{}
 	for _, s := range snap.Sessions {
@@ -118,7 +118,7 @@ func (m *metricWriter) supervisorMetrics(snap Snapshot) {
 				continue
 			}
 			hists[base+"_seconds"] = append(hists[base+"_seconds"], struct {
-				s Session
+				s Listing
 				h ipc.Histogram
 			}{s, r.Histograms[name]})
 		}
@@ -148,7 +148,7 @@ func helpFor(name string) string {
 
 // histogram writes one session's cumulative buckets, bounds and sum turned
 // from milliseconds into seconds.
-func (m *metricWriter) histogram(name string, s Session, h ipc.Histogram) {
+func (m *metricWriter) histogram(name string, s Listing, h ipc.Histogram) {
 	if len(h.Counts) != len(h.Bounds)+1 {
 		return // malformed: better absent than wrong
 	}

@@ -16,7 +16,7 @@ import (
 // format's grammar, the escaping of label values, and the values.
 func TestWriteMetrics(t *testing.T) {
 	now := time.UnixMilli(100_000)
-	sessions := []Session{
+	sessions := []Listing{
 		{State: ipc.State{SessionID: "a1", Name: `we"ird\name` + "\nx", Workspace: "ws", Role: "rev", Profile: "claude",
 			Lifecycle: "running", Activity: "needs_confirmation", WaitingSince: 40_000, RestartCount: 2,
 			Health: "degraded", StartedAt: 10_000,

@@ -11,7 +11,7 @@ import (
 
 // Entry is one member of the stuck queue.
 type Entry struct {
-	Session
+	Listing
 	// Cooling: the human skipped it and its cooldown has not ended, so it
 	// is not eligible as head; it is listed after the eligible ones.
 	Cooling bool
@@ -21,18 +21,18 @@ type Entry struct {
 // stamps waiting_since when the agent finished a turn, asks for
 // confirmation, exited cleanly awaiting Enter or halted, and clears it on
 // progress. Why it waits never matters here.
-func Waiting(s Session) bool { return s.State.WaitingSince != 0 }
+func Waiting(s Listing) bool { return s.State.WaitingSince != 0 }
 
 // Queue orders the sessions waiting on the human: the eligible ones first,
 // oldest waiting_since first (FIFO), then the ones in skip cooldown, in the
 // same order. reason never reorders. Ties (same millisecond) go by session
 // id so that every broker sees one order.
-func Queue(sessions []Session, now time.Time) []Entry {
+func Queue(sessions []Listing, now time.Time) []Entry {
 	nowMS := now.UnixMilli()
 	var q []Entry
 	for _, s := range sessions {
 		if Waiting(s) {
-			q = append(q, Entry{Session: s, Cooling: s.State.SkipUntil > nowMS})
+			q = append(q, Entry{Listing: s, Cooling: s.State.SkipUntil > nowMS})
 		}
 	}
 	sort.SliceStable(q, func(i, j int) bool {
@@ -82,7 +82,7 @@ type QueueItem struct {
 func QueueItems(q []Entry) []QueueItem {
 	items := make([]QueueItem, 0, len(q))
 	for i, e := range q {
-		items = append(items, QueueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: HostOf(e.Session), State: e.State})
+		items = append(items, QueueItem{Position: i + 1, Cooling: e.Cooling, Socket: e.Socket, Host: HostOf(e.Listing), State: e.State})
 	}
 	return items
 }

@@ -22,7 +22,7 @@ import (
 // runtimeDir and its sup_pid answers kill(pid, 0). A file whose supervisor
 // is gone is ignored and removed; a file that does not parse is ignored,
 // and removed too if its socket is gone. A missing dir is an empty result.
-func ReadQueueFiles(runtimeDir string) ([]Session, error) {
+func ReadQueueFiles(runtimeDir string) ([]Listing, error) {
 	dir := ipc.QueueDir(runtimeDir)
 	d, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -42,7 +42,7 @@ func ReadQueueFiles(runtimeDir string) ([]Session, error) {
 	}
 	dirfd := int(d.Fd())
 	buf := make([]byte, maxQueueFile)
-	var sessions []Session
+	var sessions []Listing
 	for _, name := range names {
 		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, buf); ok {
 			sessions = append(sessions, s)
@@ -75,10 +75,10 @@ func listedSockets(runtimeDir string) (map[string]bool, error) {
 // readLiveQueueFile reads queue file name in dirfd: the session, if its
 // supervisor is alive and the file is sound (the file is removed when its
 // supervisor is gone).
-func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte) (Session, bool) {
+func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte) (Listing, bool) {
 	id, ok := strings.CutSuffix(name, ".json")
 	if !ok || strings.HasPrefix(id, ".") {
-		return Session{}, false // a writer's temporary file, or not ours
+		return Listing{}, false // a writer's temporary file, or not ours
 	}
 	f, err := readQueueFile(dirfd, name, buf)
 	alive := live[id] && (err != nil || ipc.PIDAlive(f.SupPID))
@@ -86,13 +86,13 @@ func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[strin
 		unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
 	}
 	if err != nil || !alive || f.SessionID != id {
-		return Session{}, false
+		return Listing{}, false
 	}
 	sock, err := paths.Socket(runtimeDir, id)
 	if err != nil {
-		return Session{}, false // a name no supervisor could listen on
+		return Listing{}, false // a name no supervisor could listen on
 	}
-	return Session{Socket: sock, State: f.State()}, true
+	return Listing{Socket: sock, State: f.State()}, true
 }
 
 // maxQueueFile bounds a queue file: the facts take a few hundred bytes; a

@@ -18,7 +18,7 @@ import (
 type HostResult struct {
 	Host     string // its name; the local host's is LocalHostName
 	Local    bool
-	Sessions []Session                    // Host set for a remote host's
+	Sessions []Listing                    // Host set for a remote host's
 	Errors   []SocketError                // its sockets that did not answer
 	Metrics  map[string]ipc.MetricsResult // with Fanout.Metrics: by MetricsKey
 	Err      error                        // *HostError: the host itself did not answer
@@ -111,7 +111,7 @@ func (f Fanout) listHost(ctx context.Context, h Host) HostResult {
 	}
 	r.Metrics = map[string]ipc.MetricsResult{}
 	for _, s := range list.Sessions {
-		se := Session{Socket: s.Socket, State: fromRemote(s.State), Host: h.Name}
+		se := Listing{Socket: s.Socket, State: fromRemote(s.State), Host: h.Name}
 		r.Sessions = append(r.Sessions, se)
 		if s.Metrics != nil {
 			r.Metrics[MetricsKey(se)] = *s.Metrics
@@ -125,8 +125,8 @@ func (f Fanout) listHost(ctx context.Context, h Host) HostResult {
 
 // AllSessions merges the hosts' sessions (local first, then the hosts in
 // their order) for verbs that take one list.
-func AllSessions(results []HostResult) []Session {
-	var all []Session
+func AllSessions(results []HostResult) []Listing {
+	var all []Listing
 	for _, r := range results {
 		all = append(all, r.Sessions...)
 	}

@@ -139,7 +139,7 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 	if err != nil {
 		return res, err
 	}
-	var live []Session
+	var live []Listing
 	for _, s := range d.Sessions {
 		if q.match(s.State.Workspace, s.State.Role, s.State.Name) {
 			live = append(live, s)
@@ -282,16 +282,16 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 // acks then decide (specs/broker.md). A start that fails ends at once
 // with its own words (a *startError): `sup start` writes them to report,
 // and a window that closed without a word is a failure too, not a wait.
-func (r *Router) waitStarted(ctx context.Context, server, pane, document, report string) (Session, error) {
+func (r *Router) waitStarted(ctx context.Context, server, pane, document, report string) (Listing, error) {
 	deadline := time.Now().Add(r.StartTimeout)
-	var seen *Session
+	var seen *Listing
 	for {
 		if err := startFailure(ctx, server, pane, report); err != nil {
-			return Session{}, err
+			return Listing{}, err
 		}
 		d, err := Discover(ctx, r.RuntimeDir, time.Second)
 		if err != nil {
-			return Session{}, err
+			return Listing{}, err
 		}
 		for _, s := range d.Sessions {
 			if s.State.TmuxPane != pane || s.State.Document != document {
@@ -299,7 +299,7 @@ func (r *Router) waitStarted(ctx context.Context, server, pane, document, report
 			}
 			switch s.State.Lifecycle {
 			case "halted", "stopped", "exited":
-				return Session{}, fmt.Errorf("its agent did not start: lifecycle %s", s.State.Lifecycle)
+				return Listing{}, fmt.Errorf("its agent did not start: lifecycle %s", s.State.Lifecycle)
 			}
 			if s.State.Lifecycle == "running" && s.State.Activity == "ready" {
 				return s, nil
@@ -310,11 +310,11 @@ func (r *Router) waitStarted(ctx context.Context, server, pane, document, report
 			if seen != nil && seen.State.Lifecycle == "running" {
 				return *seen, nil
 			}
-			return Session{}, fmt.Errorf("no supervisor answered from pane %s within %s", pane, r.StartTimeout)
+			return Listing{}, fmt.Errorf("no supervisor answered from pane %s within %s", pane, r.StartTimeout)
 		}
 		select {
 		case <-ctx.Done():
-			return Session{}, ctx.Err()
+			return Listing{}, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -389,7 +389,7 @@ func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, err
 }
 
 // deliver sends the trigger to s.
-func (r *Router) deliver(ctx context.Context, res RouteResult, s Session, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
+func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	c, err := ipc.Dial(s.Socket, 2*time.Second)
 	if err != nil {
 		return r.fail(res, q, p, ipc.CodeTargetNotFound, "connect to %s: %v", s.State.Name, err)

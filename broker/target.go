@@ -11,23 +11,23 @@ import (
 // FindTarget picks the session a user named: an exact session id, a unique
 // id prefix, a name, or the path of the session's document (relative to
 // cwd). Unknown and ambiguous targets are errors that list the candidates.
-func FindTarget(sessions []Session, target, cwd string) (Session, error) {
+func FindTarget(sessions []Listing, target, cwd string) (Listing, error) {
 	if target == "" {
-		return Session{}, fmt.Errorf("missing TARGET: give a session id, id prefix, name or document path%s", listing(sessions))
+		return Listing{}, fmt.Errorf("missing TARGET: give a session id, id prefix, name or document path%s", listing(sessions))
 	}
 	docPath := target
 	if !filepath.IsAbs(docPath) {
 		docPath = filepath.Join(cwd, docPath)
 	}
 	docPath = filepath.Clean(docPath)
-	rules := []func(Session) bool{
-		func(s Session) bool { return s.State.SessionID == target },
-		func(s Session) bool { return s.State.Name == target },
-		func(s Session) bool { return s.State.Document == docPath },
-		func(s Session) bool { return strings.HasPrefix(s.State.SessionID, target) },
+	rules := []func(Listing) bool{
+		func(s Listing) bool { return s.State.SessionID == target },
+		func(s Listing) bool { return s.State.Name == target },
+		func(s Listing) bool { return s.State.Document == docPath },
+		func(s Listing) bool { return strings.HasPrefix(s.State.SessionID, target) },
 	}
 	for _, match := range rules {
-		var found []Session
+		var found []Listing
 		for _, s := range sessions {
 			if match(s) {
 				found = append(found, s)
@@ -39,13 +39,13 @@ func FindTarget(sessions []Session, target, cwd string) (Session, error) {
 		case 1:
 			return found[0], nil
 		default:
-			return Session{}, fmt.Errorf("target %q is ambiguous: it matches %d sessions; use the session id%s", target, len(found), listing(found))
+			return Listing{}, fmt.Errorf("target %q is ambiguous: it matches %d sessions; use the session id%s", target, len(found), listing(found))
 		}
 	}
-	return Session{}, fmt.Errorf("no session matches target %q%s", target, listing(sessions))
+	return Listing{}, fmt.Errorf("no session matches target %q%s", target, listing(sessions))
 }
 
-func listing(sessions []Session) string {
+func listing(sessions []Listing) string {
 	if len(sessions) == 0 {
 		return " (no sessions are running)"
 	}

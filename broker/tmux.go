@@ -44,7 +44,7 @@ func orDefault(s, d string) string {
 // pick the caller's). It is the only function in sup that moves a client,
 // and only the human's next, skip and pick call it: nothing else ever
 // steals focus.
-func Jump(ctx context.Context, socket, client string, s Session) (Jumped, error) {
+func Jump(ctx context.Context, socket, client string, s Listing) (Jumped, error) {
 	st := s.State
 	if socket == "" {
 		return Jumped{}, fmt.Errorf("%w: not inside tmux ($TMUX is unset); %s is in pane %s", ErrNoTmux, st.Name, orDefault(st.TmuxPane, "(none)"))

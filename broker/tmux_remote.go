@@ -23,7 +23,7 @@ const remoteWindowOption = "@sup_remote"
 // pane's window and the pane current), creating it in the client's
 // session the first time and pointing it at the pane again (respawn) the
 // next times. Like Jump, it moves only the caller's client.
-func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s Session) (Jumped, error) {
+func (sh SSH) JumpRemote(ctx context.Context, socket, client string, h Host, s Listing) (Jumped, error) {
 	st := s.State
 	if socket == "" {
 		return Jumped{}, fmt.Errorf("%w: not inside tmux ($TMUX is unset); %s is in pane %s on host %s", ErrNoTmux, st.Name, orDefault(st.TmuxPane, "(none)"), h.Name)

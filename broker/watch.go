@@ -39,7 +39,7 @@ const (
 // Change is one thing Watch saw.
 type Change struct {
 	Kind    ChangeKind
-	Session Session  // SessionUpdated, SessionGone (Socket only for the latter)
+	Session Listing  // SessionUpdated, SessionGone (Socket only for the latter)
 	Methods []string // SessionUpdated: the methods hello listed
 	Event   string   // SessionUpdated: the event that caused it; "" for the first state
 	Host    string   // HostUp, HostDown: the host's name
@@ -202,7 +202,7 @@ func (w *watcher) follow(path string) {
 			}
 			var st ipc.State
 			if err := w.call(calls, ipc.MethodState, &st); err == nil {
-				w.emit(Change{Kind: SessionUpdated, Session: Session{Socket: path, State: st}, Methods: methods, Event: event})
+				w.emit(Change{Kind: SessionUpdated, Session: Listing{Socket: path, State: st}, Methods: methods, Event: event})
 				return true
 			}
 			calls.Close()
@@ -218,7 +218,7 @@ func (w *watcher) follow(path string) {
 			}
 		}
 	}
-	w.emit(Change{Kind: SessionGone, Session: Session{Socket: path}})
+	w.emit(Change{Kind: SessionGone, Session: Listing{Socket: path}})
 }
 
 // subscribe connects to path and subscribes to watchEvents. A socket

@@ -28,7 +28,7 @@ func (s SSH) WatchHost(ctx context.Context, h Host, deadline time.Duration, emit
 	shown := map[string]bool{} // the sockets of h last emitted
 	retryWithBackoff(ctx, "watching", func() error { return s.watchHostOnce(ctx, h, deadline, last, shown, emit) }, func(err error) {
 		for sock := range shown {
-			emit(Change{Kind: SessionGone, Session: Session{Host: h.Name, Socket: sock}})
+			emit(Change{Kind: SessionGone, Session: Listing{Host: h.Name, Socket: sock}})
 		}
 		clear(shown)
 		emit(Change{Kind: HostDown, Host: h.Name, Err: err})
@@ -81,11 +81,11 @@ func (s SSH) watchHostOnce(ctx context.Context, h Host, deadline time.Duration, 
 		seen := map[string]bool{}
 		for _, rs := range res.Sessions {
 			seen[rs.Socket] = true
-			emit(Change{Kind: SessionUpdated, Session: Session{Host: h.Name, Socket: rs.Socket, State: fromRemote(rs.State)}})
+			emit(Change{Kind: SessionUpdated, Session: Listing{Host: h.Name, Socket: rs.Socket, State: fromRemote(rs.State)}})
 		}
 		for sock := range shown {
 			if !seen[sock] {
-				emit(Change{Kind: SessionGone, Session: Session{Host: h.Name, Socket: sock}})
+				emit(Change{Kind: SessionGone, Session: Listing{Host: h.Name, Socket: sock}})
 			}
 		}
 		clear(shown)

@@ -42,7 +42,7 @@ func answerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.AnswerResult
 				if s.Host != "" {
 					p.Requester = broker.OriginRequester(p.Requester)

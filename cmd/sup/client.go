@@ -38,7 +38,7 @@ func runtimeDir() (string, error) {
 
 // withTarget finds the session TARGET names, on any host, and calls fn
 // with a client connected to its supervisor.
-func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Session) error) error {
+func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Listing) error) error {
 	f, err := fleet()
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func queryCommandWith[T any](name, usage, method string, flags []cli.Flag, param
 			if params != nil {
 				p = params(cmd)
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Listing) error {
 				var r T
 				if err := broker.Call(ctx, c, method, p, &r); err != nil {
 					return err
@@ -192,7 +192,7 @@ func injectCommand() *cli.Command {
 				}
 				text = string(b)
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.InjectResult
 				p := ipc.InjectParams{Text: &text, Submit: !cmd.Bool("no-submit")}
 				if err := broker.Call(ctx, c, ipc.MethodInject, p, &r); err != nil {
@@ -246,7 +246,7 @@ func resumeCommand() *cli.Command {
 }
 
 func restartLike(ctx context.Context, cmd *cli.Command, method string, params any, verb string) error {
-	return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+	return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 		var r ipc.RestartResult
 		if err := broker.Call(ctx, c, method, params, &r); err != nil {
 			return err
@@ -271,7 +271,7 @@ func stopCommand() *cli.Command {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				graceful := !cmd.Bool("force")
 				var r ipc.StopResult
 				if err := broker.Call(ctx, c, ipc.MethodStop, ipc.StopParams{Graceful: &graceful}, &r); err != nil {
@@ -303,7 +303,7 @@ func eventsCommand() *cli.Command {
 			if err := targetArgs(cmd, 1); err != nil {
 				return err
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, _ broker.Listing) error {
 				sub, err := c.Subscribe(ctx, cmd.StringSlice("event"))
 				if err != nil {
 					return err

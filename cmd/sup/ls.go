@@ -58,7 +58,7 @@ type hostState struct {
 	ipc.State
 }
 
-func printSessions(w io.Writer, sessions []broker.Session, now time.Time) error {
+func printSessions(w io.Writer, sessions []broker.Listing, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	hosts := view.AnyRemote(sessions)
 	fmt.Fprintln(tw, hostCell(hosts, "HOST")+"ID\tNAME\tWORKSPACE/ROLE\tPROFILE\tLIFECYCLE\tACTIVITY\tWAITING\tPANE")
@@ -86,7 +86,7 @@ func activityCell(st ipc.State) string {
 }
 
 // tmuxServers counts the distinct tmux servers the sessions run in.
-func tmuxServers(sessions []broker.Session) int {
+func tmuxServers(sessions []broker.Listing) int {
 	seen := map[string]bool{}
 	for _, s := range sessions {
 		if s.State.TmuxPane != "" {

@@ -21,9 +21,9 @@ import (
 // (specs/security.md).
 func BenchmarkLsRender(b *testing.B) {
 	now := time.Now()
-	sessions := make([]broker.Session, 200)
+	sessions := make([]broker.Listing, 200)
 	for i := range sessions {
-		sessions[i] = broker.Session{Socket: "/run/sup/" + strconv.Itoa(i) + ".sock", State: ipc.State{
+		sessions[i] = broker.Listing{Socket: "/run/sup/" + strconv.Itoa(i) + ".sock", State: ipc.State{
 			SessionID: fmt.Sprintf("s%08d", i), Name: "agent-" + strconv.Itoa(i), Workspace: "ws", Role: "coder",
 			Profile: "claude", Lifecycle: "running", Activity: "ready", TmuxPane: "%" + strconv.Itoa(i),
 			WaitingSince: now.Add(-time.Minute).UnixMilli(), Summary: "Run the migration on staging? (y/n) ✓",

@@ -58,9 +58,9 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	sessions := make([]broker.Session, len(q))
+	sessions := make([]broker.Listing, len(q))
 	for i, e := range q {
-		sessions[i] = e.Session
+		sessions[i] = e.Listing
 	}
 	hosts := view.AnyRemote(sessions)
 	servers := tmuxServers(sessions)
@@ -73,7 +73,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", view.Age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
 		}
-		line := hostCell(hosts, broker.HostOf(e.Session)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", view.SafeArgs([]any{pos, st.Name, view.Dash(st.Reason), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers), summary})...)
+		line := hostCell(hosts, broker.HostOf(e.Listing)) + fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", view.SafeArgs([]any{pos, st.Name, view.Dash(st.Reason), view.Dash(view.WaitingFor(st, now)), paneCell(st, servers), summary})...)
 		if e.Cooling && dim {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
@@ -111,7 +111,7 @@ func (r reporter) say(format string, args ...any) {
 // jumpTo moves the caller's tmux client to e, or explains why it cannot.
 // Without a client it prints where e is and fails with status 1.
 func jumpTo(r reporter, e broker.Entry) error {
-	j, err := r.fleet.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Session)
+	j, err := r.fleet.Jump(r.ctx, r.socket, r.cmd.String("client"), e.Listing)
 	if errors.Is(err, broker.ErrNoTmux) {
 		outln(e.State.TmuxPane)
 		errf("sup: %v\n", err)
@@ -176,7 +176,7 @@ func skipCommand() *cli.Command {
 			r := reporter{ctx, cmd, broker.CallerTmux(os.Getenv), f}
 			sessions := broker.AllSessions(results)
 			q := broker.Queue(sessions, time.Now())
-			var victim broker.Session
+			var victim broker.Listing
 			if cmd.Args().Len() == 1 {
 				wd, _ := os.Getwd() // Best effort: only document-path targets need it.
 				if victim, err = f.FindIn(sessions, cmd.Args().First(), wd); err != nil {
@@ -188,7 +188,7 @@ func skipCommand() *cli.Command {
 					r.say("%s", emptyQueue(q))
 					return nil
 				}
-				victim = head.Session
+				victim = head.Listing
 			}
 			res, err := f.Skip(ctx, victim, cmd.Duration("cooldown"))
 			if err != nil {

@@ -41,7 +41,7 @@ func triggerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				ctx, cancel := context.WithTimeout(ctx, triggerWait)
 				defer cancel()
 				if s.Host != "" {
@@ -159,7 +159,7 @@ func unblockCommand() *cli.Command {
 			if thread == "" {
 				return fmt.Errorf("unblock: missing THREAD (state lists blocked_threads)")
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.UnblockResult
 				if err := broker.Call(ctx, c, ipc.MethodUnblock, ipc.UnblockParams{ThreadID: thread}, &r); err != nil {
 					return err

@@ -33,7 +33,7 @@ const exitTriggerCancelled = 130
 // connection). Ctrl-C (or SIGTERM) cancels it in the session before it is
 // typed, says so, and exits 130 (specs/triggers.md, "What a waiting
 // caller sees").
-func waitTrigger(ctx context.Context, c *ipc.Client, s broker.Session, p ipc.TriggerParams) (ipc.TriggerResult, error) {
+func waitTrigger(ctx context.Context, c *ipc.Client, s broker.Listing, p ipc.TriggerParams) (ipc.TriggerResult, error) {
 	stopProgress := showProgress(ctx, os.Stderr, s, p.TriggerID)
 	defer stopProgress()
 	sigs := make(chan os.Signal, 1)
@@ -64,7 +64,7 @@ type triggerAnswer struct {
 
 // cancelWaiting takes the trigger back after sig and says what became of
 // it; the error it returns is the exit status.
-func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
+func cancelWaiting(ctx context.Context, s broker.Listing, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
 	cc, err := ipc.Dial(s.Socket, broker.DialTimeout)
 	if err != nil {
 		return fmt.Errorf("trigger %s: %v: could not reach %s to cancel it (it may still be typed): %w", p.TriggerID, sig, s.State.Name, err)
@@ -102,7 +102,7 @@ func cancelWaiting(ctx context.Context, s broker.Session, p ipc.TriggerParams, s
 // showProgress prints the trigger_progress events of trigger id on w
 // until the returned function is called. Best effort: without the events
 // (an older supervisor) the trigger still waits silently.
-func showProgress(ctx context.Context, w io.Writer, s broker.Session, id string) (stop func()) {
+func showProgress(ctx context.Context, w io.Writer, s broker.Listing, id string) (stop func()) {
 	deferred := false
 	return broker.FollowSession(ctx, s, []string{desk.EventProgress}, func(ev ipc.Event) {
 		if fmt.Sprint(ev.Data["trigger_id"]) != id {
@@ -170,7 +170,7 @@ func cancelCommand() *cli.Command {
 			if id == "" {
 				return fmt.Errorf("cancel: missing TRIGGER_ID (sup pending TARGET lists them)")
 			}
-			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Session) error {
+			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.CancelTriggerResult
 				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + view.CurrentUser() + " (sup cancel)"}
 				if err := broker.Call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {

@@ -61,7 +61,7 @@ func TestPrintPending(t *testing.T) {
 // without an activity shows "-", so the columns stay put), and panes of
 // two tmux servers say which server's they are.
 func TestPrintSessionsCells(t *testing.T) {
-	ss := []broker.Session{
+	ss := []broker.Listing{
 		{State: ipc.State{SessionID: "aaaaaaaaaaaa", Name: "alpha", Profile: "claude", Lifecycle: "running", Activity: "ready",
 			TmuxPane: "%2", TmuxSocket: "/tmp/tmux-0/default"}},
 		{State: ipc.State{SessionID: "bbbbbbbbbbbb", Name: "beta", Profile: "shell", Lifecycle: "restarting",

@@ -87,7 +87,7 @@ func sendSizes(ctx context.Context, p *tea.Program, fd int) {
 
 // dashIO is the dashboard's actions on real supervisors and tmux.
 func dashIO(ctx context.Context, f *broker.Fleet, client string) dashActions {
-	call1 := func(s broker.Session, method string, params, result any) error {
+	call1 := func(s broker.Listing, method string, params, result any) error {
 		c, done, err := f.Dial(ctx, s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.State.Name, err)
@@ -99,14 +99,14 @@ func dashIO(ctx context.Context, f *broker.Fleet, client string) dashActions {
 		return nil
 	}
 	return dashActions{
-		jump: func(s broker.Session) (string, error) {
+		jump: func(s broker.Listing) (string, error) {
 			j, err := f.Jump(ctx, broker.CallerTmux(os.Getenv), client, s)
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("jumped to %s (%s)", s.State.Name, j), nil
 		},
-		trigger: func(s broker.Session, text string) (string, error) {
+		trigger: func(s broker.Listing, text string) (string, error) {
 			p := ipc.TriggerParams{
 				TriggerID: fmt.Sprintf("dash-%d-%d", time.Now().UnixMilli(), os.Getpid()),
 				Reason:    "sup dash", Prompt: text, Requester: "dash:" + view.CurrentUser(), Wait: true,
@@ -120,21 +120,21 @@ func dashIO(ctx context.Context, f *broker.Fleet, client string) dashActions {
 			}
 			return view.DescribeTrigger(r, s.State.Name), nil
 		},
-		answer: func(s broker.Session, choice string) (string, error) {
+		answer: func(s broker.Listing, choice string) (string, error) {
 			r, err := f.Answer(ctx, s, ipc.AnswerParams{Choice: choice, Expect: s.State.PromptID, Requester: "dash:" + view.CurrentUser()})
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("answered %s's prompt with %s (acked by %s)", s.State.Name, r.Choice, r.AckedBy), nil
 		},
-		restart: func(s broker.Session) (string, error) {
+		restart: func(s broker.Listing) (string, error) {
 			var r ipc.RestartResult
 			if err := call1(s, ipc.MethodRestart, ipc.RestartParams{Mode: "resume"}, &r); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("restarted %s (%s, pid %d)", s.State.Name, r.Mode, r.PID), nil
 		},
-		skip: func(s broker.Session) (string, error) {
+		skip: func(s broker.Listing) (string, error) {
 			r, err := f.Skip(ctx, s, 0)
 			if err != nil {
 				return "", fmt.Errorf("skip %s: %w", s.State.Name, err)

@@ -41,12 +41,12 @@ type dashModel struct {
 
 // dashRow is one session and what its supervisor answers.
 type dashRow struct {
-	s       broker.Session
+	s       broker.Listing
 	methods []string
 }
 
 // rowKey names a row: its host and socket.
-func rowKey(s broker.Session) string { return s.Host + "\x00" + s.Socket }
+func rowKey(s broker.Listing) string { return s.Host + "\x00" + s.Socket }
 
 // answers reports whether the row's supervisor takes answers: hello says
 // so on this host; another host's rows come without hello (relay.list),
@@ -67,13 +67,13 @@ const (
 // dashActions are the dashboard's side effects, each returning a line for
 // the status bar.
 type dashActions struct {
-	jump    func(broker.Session) (string, error)
-	trigger func(broker.Session, string) (string, error)
-	restart func(broker.Session) (string, error)
-	skip    func(broker.Session) (string, error)
+	jump    func(broker.Listing) (string, error)
+	trigger func(broker.Listing, string) (string, error)
+	restart func(broker.Listing) (string, error)
+	skip    func(broker.Listing) (string, error)
 	// answer answers the session's prompt — the one its state shows — with
 	// a choice (yes, no, always, 1-9 or text).
-	answer func(broker.Session, string) (string, error)
+	answer func(broker.Listing, string) (string, error)
 }
 
 type (
@@ -227,7 +227,7 @@ func (m *dashModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	rows := m.visible()
 	i, ok := m.selected(rows)
-	var cur broker.Session
+	var cur broker.Listing
 	if ok {
 		cur = rows[i].s
 	}

@@ -16,7 +16,7 @@ import (
 var dashNow = time.UnixMilli(1_000_000)
 
 func sessionAt(id, name, activity string, waitingSince int64) broker.Change {
-	return broker.Change{Kind: broker.SessionUpdated, Methods: []string{"hello", "state"}, Session: broker.Session{
+	return broker.Change{Kind: broker.SessionUpdated, Methods: []string{"hello", "state"}, Session: broker.Listing{
 		Socket: "/rt/" + id + ".sock",
 		State: ipc.State{SessionID: id, Name: name, Activity: activity, Lifecycle: "running", Health: "healthy",
 			WaitingSince: waitingSince, StartedAt: dashNow.Add(-90 * time.Minute).UnixMilli(), Summary: name + " summary"},
@@ -47,18 +47,18 @@ func keys(m *dashModel, ks ...string) []tea.Cmd {
 type recorder struct{ calls []string }
 
 func (r *recorder) actions() dashActions {
-	rec := func(what string) func(broker.Session) (string, error) {
-		return func(s broker.Session) (string, error) {
+	rec := func(what string) func(broker.Listing) (string, error) {
+		return func(s broker.Listing) (string, error) {
 			r.calls = append(r.calls, what+" "+named(s))
 			return what + " done", nil
 		}
 	}
 	return dashActions{jump: rec("jump"), restart: rec("restart"), skip: rec("skip"),
-		trigger: func(s broker.Session, text string) (string, error) {
+		trigger: func(s broker.Listing, text string) (string, error) {
 			r.calls = append(r.calls, "trigger "+named(s)+" "+text)
 			return "delivered", nil
 		},
-		answer: func(s broker.Session, choice string) (string, error) {
+		answer: func(s broker.Listing, choice string) (string, error) {
 			r.calls = append(r.calls, "answer "+named(s)+" "+s.State.PromptID+" "+choice)
 			return "answered", nil
 		}}
@@ -66,7 +66,7 @@ func (r *recorder) actions() dashActions {
 
 // named is a session as the recorder writes it: host:name for another
 // host's.
-func named(s broker.Session) string {
+func named(s broker.Listing) string {
 	if s.Host != "" {
 		return s.Host + ":" + s.State.Name
 	}
@@ -103,7 +103,7 @@ func TestDashModelRows(t *testing.T) {
 	if !strings.Contains(m.View(), "2 sessions · 1 waiting on you") {
 		t.Errorf("header: %s", m.View())
 	}
-	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Session{Socket: "/rt/a.sock"}}))
+	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Listing{Socket: "/rt/a.sock"}}))
 	if strings.Contains(m.View(), "alpha") {
 		t.Errorf("alpha is gone but listed:\n%s", m.View())
 	}
@@ -239,7 +239,7 @@ func TestDashModelHosts(t *testing.T) {
 		t.Fatalf("actions %q, want %q", got, want)
 	}
 
-	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Session{Host: "gpu", Socket: "/rt/a.sock"}}))
+	m.Update(changeMsg(broker.Change{Kind: broker.SessionGone, Session: broker.Listing{Host: "gpu", Socket: "/rt/a.sock"}}))
 	m.Update(changeMsg(broker.Change{Kind: broker.HostDown, Host: "gpu", Err: &broker.HostError{Host: "gpu", Status: broker.HostUnreachable, Reason: "no answer within 4s"}}))
 	v = m.View()
 	if !strings.Contains(v, "\x1b[31mhost gpu: unreachable: no answer within 4s") {

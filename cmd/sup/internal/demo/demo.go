@@ -111,9 +111,9 @@ func (d Demo) Start(ctx context.Context) error {
 }
 
 // Sessions are the live sessions of the demo's documents.
-func (d Demo) Sessions(ctx context.Context) ([]broker.Session, error) {
+func (d Demo) Sessions(ctx context.Context) ([]broker.Listing, error) {
 	res, err := broker.Discover(ctx, d.RuntimeDir, broker.FanoutTimeout)
-	var mine []broker.Session
+	var mine []broker.Listing
 	for _, s := range res.Sessions {
 		if filepath.Dir(s.State.Document) == d.Dir {
 			mine = append(mine, s)

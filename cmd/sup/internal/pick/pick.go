@@ -51,7 +51,7 @@ type pickModel struct {
 }
 
 // sessionKey names a session across hosts: its host and its id.
-func sessionKey(s broker.Session) string { return broker.HostOf(s) + ":" + s.State.SessionID }
+func sessionKey(s broker.Listing) string { return broker.HostOf(s) + ":" + s.State.SessionID }
 
 type (
 	queueMsg struct {
@@ -93,14 +93,14 @@ func (m *pickModel) loadQueue() tea.Msg {
 func (m *pickModel) loadPreview(e broker.Entry) tea.Cmd {
 	return func() tea.Msg {
 		var r ipc.ScreenResult
-		err := m.fleet.Call(m.ctx, e.Session, ipc.MethodScreen, nil, &r)
-		return previewMsg{sessionKey(e.Session), r.Text, err}
+		err := m.fleet.Call(m.ctx, e.Listing, ipc.MethodScreen, nil, &r)
+		return previewMsg{sessionKey(e.Listing), r.Text, err}
 	}
 }
 
 func (m *pickModel) selected() (int, bool) {
 	for i, e := range m.queue {
-		if sessionKey(e.Session) == m.selID {
+		if sessionKey(e.Listing) == m.selID {
 			return i, true
 		}
 	}
@@ -126,11 +126,11 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.toHead {
 			m.toHead = false
 			if h, ok := broker.Head(m.queue); ok {
-				m.selID = sessionKey(h.Session)
+				m.selID = sessionKey(h.Listing)
 			}
 		}
 		if i, ok := m.selected(); ok {
-			m.selID = sessionKey(m.queue[i].Session)
+			m.selID = sessionKey(m.queue[i].Listing)
 			return m, m.loadPreview(m.queue[i])
 		}
 		m.selID, m.preview = "", ""
@@ -174,12 +174,12 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case "up", "k":
 		if ok && i > 0 {
-			m.selID = sessionKey(m.queue[i-1].Session)
+			m.selID = sessionKey(m.queue[i-1].Listing)
 			return m, m.loadPreview(m.queue[i-1])
 		}
 	case "down", "j":
 		if ok && i+1 < len(m.queue) {
-			m.selID = sessionKey(m.queue[i+1].Session)
+			m.selID = sessionKey(m.queue[i+1].Listing)
 			return m, m.loadPreview(m.queue[i+1])
 		}
 	case "enter":
@@ -192,7 +192,7 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if ok {
 			e := m.queue[i]
 			return m, func() tea.Msg {
-				_, err := m.fleet.Skip(m.ctx, e.Session, 0)
+				_, err := m.fleet.Skip(m.ctx, e.Listing, 0)
 				return skippedMsg{e.State.Name, err}
 			}
 		}
@@ -200,7 +200,7 @@ func (m *pickModel) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if choice, isAnswer := answerKey(k.String()); isAnswer && ok {
 			next := ""
 			if len(m.queue) > 1 {
-				next = sessionKey(m.queue[(i+1)%len(m.queue)].Session)
+				next = sessionKey(m.queue[(i+1)%len(m.queue)].Listing)
 			}
 			return m, m.answer(m.queue[i], choice, next)
 		}
@@ -240,7 +240,7 @@ func (m *pickModel) answer(e broker.Entry, choice, next string) tea.Cmd {
 	}
 	m.status = fmt.Sprintf("answering %s: %s…", e.State.Name, choice)
 	return func() tea.Msg {
-		_, err := m.fleet.Answer(m.ctx, e.Session, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + view.CurrentUser()})
+		_, err := m.fleet.Answer(m.ctx, e.Listing, ipc.AnswerParams{Choice: choice, Expect: e.State.PromptID, Requester: "pick:" + view.CurrentUser()})
 		return answeredMsg{e.State.Name, choice, next, err}
 	}
 }
@@ -253,9 +253,9 @@ func (m *pickModel) View() string {
 	if len(m.queue) == 0 {
 		b.WriteString("  nothing waits on you\n")
 	}
-	sessions := make([]broker.Session, len(m.queue))
+	sessions := make([]broker.Listing, len(m.queue))
 	for i, e := range m.queue {
-		sessions[i] = e.Session
+		sessions[i] = e.Listing
 	}
 	hosts := view.AnyRemote(sessions)
 	for i, e := range m.queue {
@@ -266,7 +266,7 @@ func (m *pickModel) View() string {
 		}
 		if hosts {
 			// The host first, as in sup queue: the same name may run on two.
-			mark += fmt.Sprintf("%-12s ", view.OneLine(safetext.Field(broker.HostOf(e.Session)), 12))
+			mark += fmt.Sprintf("%-12s ", view.OneLine(safetext.Field(broker.HostOf(e.Listing)), 12))
 		}
 		line := fmt.Sprintf("%s%-16s %-18s %6s  %s", mark, view.OneLine(st.Name, 16), view.OneLine(view.Dash(st.Reason), 18), view.WaitingFor(st, now), view.OneLine(view.SummaryText(st), 60))
 		if e.Cooling {

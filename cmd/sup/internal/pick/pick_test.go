@@ -18,7 +18,7 @@ import (
 // listed, and the hosts that did not answer as lines of their own.
 func TestPickHosts(t *testing.T) {
 	entry := func(host, name string) broker.Entry {
-		return broker.Entry{Session: broker.Session{Host: host, Socket: "/rt/same.sock",
+		return broker.Entry{Listing: broker.Listing{Host: host, Socket: "/rt/same.sock",
 			State: ipc.State{SessionID: "same", Name: name, Reason: "permission", WaitingSince: 1}}}
 	}
 	m := &pickModel{ctx: context.Background()}
@@ -40,7 +40,7 @@ func TestPickHosts(t *testing.T) {
 	// A refresh in another order keeps the remote one selected.
 	m.Update(queueMsg{q: []broker.Entry{q[1], q[0]}})
 	if i, _ := m.selected(); m.queue[i].Host != "gpu" {
-		t.Fatalf("the selection moved to %+v on refresh", m.queue[i].Session)
+		t.Fatalf("the selection moved to %+v on refresh", m.queue[i].Listing)
 	}
 	if strings.Contains(m.View(), "auth failed") {
 		t.Errorf("the host answered again, its line stays:\n%s", m.View())
@@ -57,7 +57,7 @@ func TestPickHosts(t *testing.T) {
 func TestPickKeysInOneRead(t *testing.T) {
 	var q []broker.Entry
 	for _, name := range []string{"alpha", "bravo", "charlie"} {
-		q = append(q, broker.Entry{Session: broker.Session{Socket: "/rt/" + name + ".sock",
+		q = append(q, broker.Entry{Listing: broker.Listing{Socket: "/rt/" + name + ".sock",
 			State: ipc.State{SessionID: name, Name: name, Reason: "permission", WaitingSince: 1}}})
 	}
 	m := &pickModel{ctx: context.Background()}
@@ -79,7 +79,7 @@ func TestPickKeysInOneRead(t *testing.T) {
 func TestPickAskedAlways(t *testing.T) {
 	m := &pickModel{ctx: context.Background()}
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	m.Update(queueMsg{q: []broker.Entry{{Session: broker.Session{Socket: "/rt/doc.sock",
+	m.Update(queueMsg{q: []broker.Entry{{Listing: broker.Listing{Socket: "/rt/doc.sock",
 		State: ipc.State{SessionID: "doc", Name: "doc", Activity: "ready", Reason: "asked", PromptID: "p1", WaitingSince: 1}}}}})
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}); cmd != nil {
 		t.Fatal("a on a question sent an answer")

@@ -90,7 +90,7 @@ func Age(d time.Duration) string {
 
 // AnyRemote reports whether a listing holds another host's session: then
 // it has a HOST column.
-func AnyRemote(sessions []broker.Session) bool {
+func AnyRemote(sessions []broker.Listing) bool {
 	for _, s := range sessions {
 		if s.Host != "" {
 			return true
