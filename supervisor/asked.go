@@ -2,10 +2,10 @@
 
 package supervisor
 
-// The session's side of questions and stalls (specs/detection.md,
-// "Questions" and "Stalled"): the profile's rule read on a turn's last
-// message, the hooks that are progress, and the stall watch of a child's
-// screen.
+// The session's side of questions (specs/detection.md, "Questions"): the
+// profile's rule read on a turn's last message. The hooks that are
+// progress are agentFacts.noteHook's; the stall watch of a child's screen
+// is the watcher's (watch.go).
 
 // question is the question msg, a finished turn's last message, asks the
 // human by the profile's rule; "" when it asks none. Only the hook's
