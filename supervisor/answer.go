@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,10 +34,12 @@ type prompt struct {
 	numbers bool
 }
 
-// readPrompt reads the open prompt. s.mu is held.
-func (s *Session) readPrompt(now time.Time) prompt {
-	st := s.act.State(now)
-	p := prompt{st: st, openPrompt: s.prompts.open(st)}
+// promptOf is the open prompt the tracker state st and its identity open
+// show, answered with pl's profile's keys and the options on the screen.
+// It reads the other owners (the prompt tracker's last verdict, the
+// screen, the model reader) and fixes nothing: the identity is open's.
+func (s *Session) promptOf(st activity.State, open openPrompt, pl *plan.Plan) prompt {
+	p := prompt{st: st, openPrompt: open}
 	if p.id == "" {
 		return p
 	}
@@ -46,7 +47,7 @@ func (s *Session) readPrompt(now time.Time) prompt {
 		// The question's answer is the next turn, typed text: the
 		// profile's `asked:` keys, else free text (any agent takes a
 		// typed turn, so a profile need not say).
-		if p.kind, p.keys, _ = s.plan.Profile.Answers.Dialog(activity.ReasonAsked); p.keys == nil {
+		if p.kind, p.keys, _ = pl.Profile.Answers.Dialog(activity.ReasonAsked); p.keys == nil {
 			p.kind, p.keys = activity.ReasonAsked, askedKeys
 		}
 		return p
@@ -56,16 +57,12 @@ func (s *Session) readPrompt(now time.Time) prompt {
 	if sc.Activity == activity.NeedsConfirmation {
 		kinds = append([]string{sc.Rule}, kinds...)
 	}
-	p.kind, p.keys, _ = s.plan.Profile.Answers.Dialog(kinds...)
+	p.kind, p.keys, _ = pl.Profile.Answers.Dialog(kinds...)
 	if p.keys == nil {
-		s.modelPrompt(&p) // no keys in the profile: the model's options, if it read any
+		s.model.prompt(&p) // no keys in the profile: the model's options, if it read any
 		return p
 	}
-	text := ""
-	if v := s.view.Load(); v != nil {
-		text = v.model.Snapshot().Text
-	}
-	nums, labels := p.keys.OptionLines(text)
+	nums, labels := p.keys.OptionLines(s.display.text())
 	for i := range nums {
 		p.options = append(p.options, ipc.PromptOption{Choice: nums[i], Label: labels[i]})
 	}
@@ -112,42 +109,14 @@ func (p prompt) answerKeys(choice string) (string, bool, error) {
 	return p.keys.Keys(choice)
 }
 
-// promptID is the open prompt's id, "" when none.
-func (s *Session) promptID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.readPrompt(time.Now()).id
-}
-
-// promptState fills the prompt fields of `state`. s.mu is held.
-func (s *Session) promptState(st *ipc.State, now time.Time) {
-	p := s.readPrompt(now)
-	st.PromptID, st.PromptOptions, st.PromptChoices = p.id, p.options, p.choices()
-	if st.PromptOptions == nil {
-		st.PromptOptions = []ipc.PromptOption{}
-	}
-}
-
-func (s *Session) handleAnswer(ctx context.Context, req *ipc.Request) (any, error) {
-	var p ipc.AnswerParams
-	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
-	}
-	r, err := s.desk.Answer(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 // Prompt: the open prompt for the desk's answer.
 func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pr := s.readPrompt(now)
+	v, open := s.agent.withPrompt(now)
+	pl := s.Plan()
+	pr := s.promptOf(v.st, open, pl)
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Reason: pr.st.Reason, Rule: pr.st.Rule,
-		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: s.plan.Profile.Name, Name: s.plan.Name}
+		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
 		d.Keys = pr.answerKeys
 	}
@@ -166,9 +135,8 @@ func (p deskPort) Released(at time.Time) { p.s.release(at) }
 // the screen's verdict, unknown when no rule reads the screen.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	s := p.s
-	s.mu.Lock()
-	pr := s.readPrompt(time.Now())
-	s.mu.Unlock()
+	v, open := s.agent.withPrompt(time.Now())
+	pr := prompt{st: v.st, openPrompt: open}
 	sc := s.prompts.lastScreen()
 	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
 	switch {
@@ -178,9 +146,7 @@ func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 		if pr.st.Activity == activity.NeedsConfirmation {
 			s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + cmp.Or(sc.Rule, "answered"),
 				Activity: sc.Activity, Reason: "answered", Stuck: activity.Stuck(sc.Activity), At: sc.At})
-			s.mu.Lock()
-			pr.st = s.act.State(time.Now())
-			s.mu.Unlock()
+			pr.st = s.agent.state(time.Now())
 		}
 		return "screen", string(pr.st.Activity)
 	case pr.id != id:

@@ -19,14 +19,18 @@
 //
 // The package map (specs/supervisor.md, "Layout"):
 //
-//   - supervisor: the session runtime — Session and its loop (loop.go,
-//     session.go), spawn wiring (spawn.go), the socket methods
-//     (methods.go), observers of hooks and the screen (observe.go,
-//     watch.go, view.go), the input router and the outer terminal
-//     (input.go, terminal.go), the queue file and the registry
-//     (queuefile.go, registry.go), the socket's watch and Start; answering
-//     a prompt (answer.go), explaining the activity (explain.go) and
-//     notifying the human (notifier.go).
+//   - supervisor: the session runtime — Session and its run loop
+//     (session.go, loop.go, spawn.go, Start), and the owners it is made
+//     of, one file each: the socket's methods (api.go, over the narrow
+//     backend of backend.go, as tailscale's localapi over LocalBackend),
+//     the agent's activity facts (agentfacts.go), the open prompt's
+//     identity (prompt.go), the current child's screen and output clock
+//     (display, view.go), the per-child watchers of the screen, the
+//     foreground and the stall (watch.go), the input router and the pane
+//     reader (input.go, panereader.go), the outer terminal (terminal.go),
+//     the trigger desk's port (trigger.go; answers in answer.go), the
+//     notifier (notifier.go), the model reader (model.go), the queue file
+//     (queuefile.go), the registry (registry.go) and the socket's watch.
 //   - supervisor/plan: resolving a run; pure.
 //   - supervisor/store: the files on disk (dirs, sessions.json, the audit
 //     trail, queue files).
@@ -39,10 +43,33 @@
 //     the activity tracker, the classifier packs, the terminal model, the
 //     trigger policy and the notification policy.
 //
-// Locks: each type owns one lock and no two are held in a fixed nesting
-// except as written here. Session.mu guards the session's facts (plan,
-// child, lifecycle, activity, draft, prompt); the desk's lock guards its
-// queue and is never held while calling the session; the input router's
-// lock serialises writes to the child; the queue file's lock is taken
-// before Session.mu (publishQueue reads the facts under it), never after.
+// Locks: each owner has its own lock, taken only in its own file, and
+// held only for one read or write of what it guards:
+//
+//   - Session.mu guards the run loop's facts (plan, child, lifecycle,
+//     crash tracker, spawn counts, the conversation id, the pane size).
+//     It is taken only in the files of the loop that writes them
+//     (session.go, loop.go, spawn.go); everyone else reads a copy
+//     (Session.facts, Plan, current) or asks the loop (Session.ask). A
+//     leaf: nothing is taken under it.
+//   - agentFacts.mu guards the activity tracker and the facts read with it
+//     (draft, focus, the last hook prompt, the stall's work, the last
+//     foreground look); agentfacts.go. Only the prompt tracker's lock is
+//     taken under it (withPrompt fixes a prompt's id in the order of the
+//     tracker states read), so prompt ids follow the tracker.
+//   - promptTracker.mu (prompt.go), modelReader.mu (model.go), counters.mu
+//     (counters.go), terminal.mu (terminal.go): leaves.
+//   - inputRouter.mu serialises every write to the child's pty; the desk's
+//     write check reads the gates (Session.mu, then agentFacts.mu, one
+//     after the other) under it. The pane reader's lock is taken before it
+//     and before agentFacts.mu (a key is booked, then routed).
+//   - queueFile.mu and regMu are taken before Session.mu and
+//     agentFacts.mu (the facts they write are read under them), never
+//     after.
+//   - the desk's lock guards its queue and is never held while calling
+//     the session (deskPort), so it has no order with any of these.
+//
+// Session.mu and agentFacts.mu are never held together: a reader that
+// needs both (state, explain, the desk's gates, the queue facts) reads one
+// copy, then the other.
 package supervisor

@@ -3,14 +3,11 @@
 package supervisor
 
 import (
-	"context"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
-	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/proc"
-	"github.com/sup-tmux/sup/supervisor/screen"
 )
 
 // screenVerdict is the screen classifier's last verdict, kept for
@@ -33,41 +30,21 @@ type screenVerdict struct {
 	Undrawn bool
 }
 
-// noteScreen records a classification of snap with the prompt tracker
-// and returns when it was made: a screen signal carries that time, so the
-// tracker's prompt and the screen's dialog begin at the same instant.
-func (s *Session) noteScreen(res classify.Result, pack *classify.Pack, snap screen.Snapshot) time.Time {
+// explain is what the `explain` method returns.
+func (s *Session) explain() ipc.ExplainResult {
 	now := time.Now()
-	var lines []string
-	if res.Matched && pack != nil && pack.HasRules() {
-		lines = pack.MatchedLines(snap, res.Rule)
-	}
-	v := screenVerdict{Rule: res.Rule, Activity: res.Activity, Lines: lines, At: now, Process: pack == nil || !pack.HasRules()}
-	v.Undrawn = res.Matched && !v.Process && pack.Announces(res.Rule)
-	if !res.Matched {
-		v.Activity = activity.Unknown
-	}
-	s.prompts.noteScreen(v)
-	return now
-}
-
-func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error) {
-	if err := req.DecodeParams(&struct{}{}); err != nil {
-		return nil, err
-	}
-	c := s.current()
-	now := time.Now()
-	stallAfter := s.Plan().Profile.StallThreshold() // before s.mu: Plan takes it
-	s.mu.Lock()
-	st := s.act.State(now)
+	f := s.facts()
+	c := f.child
+	v, open, signals, progress := s.agent.explain(now, f.plan.Profile.StallThreshold())
+	st := v.st
 	r := ipc.ExplainResult{
 		Activity: string(st.Activity), Reason: st.Reason, Summary: st.Summary, Source: st.Source.String(), Rule: st.Rule,
-		Since: unixMilli(st.Since), Lifecycle: s.lifecycle, PromptID: s.readPrompt(now).id,
+		Since: unixMilli(st.Since), Lifecycle: f.lifecycle, PromptID: open.id,
 		WaitingSince: unixMilli(st.WaitingSince), SkipUntil: unixMilli(st.SkipUntil),
-		OperatorBusy: st.OperatorBusy || s.draft != "", LastInputAt: unixMilli(st.LastInputAt), Draft: s.draft,
-		LastOutputAt: unixMilli(s.lastOutputAt()), Signals: []ipc.ExplainSignal{}, Progress: s.explainProgress(stallAfter),
+		OperatorBusy: v.operatorBusy(), LastInputAt: unixMilli(st.LastInputAt), Draft: v.draft,
+		LastOutputAt: unixMilli(s.display.lastOutputAt()), Signals: []ipc.ExplainSignal{}, Progress: progress,
 	}
-	for _, sig := range s.act.Last() {
+	for _, sig := range signals {
 		r.Signals = append(r.Signals, ipc.ExplainSignal{
 			Source: sig.Source.String(), Rule: sig.Rule, Activity: string(sig.Activity), Reason: sig.Reason,
 			Summary: sig.Summary, At: unixMilli(sig.At), Decided: sig.Source == st.Source && sig.Rule == st.Rule,
@@ -80,17 +57,12 @@ func (s *Session) handleExplain(_ context.Context, req *ipc.Request) (any, error
 			r.Screen.Lines = []string{}
 		}
 	}
-	if s.focused != nil {
-		f := *s.focused
-		r.Focused = &f
-	}
-	r.Model = s.modelExplain()
-	process, look := sc.Process, s.lastForeground
-	s.mu.Unlock()
-	if c != nil && process {
+	r.Focused = v.focused
+	r.Model = s.model.explain()
+	if look := v.lastForeground; c != nil && sc.Process {
 		fg, _ := proc.Foreground(c.Master()) // Best effort: 0 says unknown.
 		r.Process = &ipc.ExplainProcess{ChildPID: c.PID(), ForegroundGroup: fg, Wait: look.facts.Wait.String(),
 			Task: look.facts.Task, Call: look.facts.Call, Rule: look.verdict.Rule, Detail: look.verdict.Detail}
 	}
-	return r, nil
+	return r
 }

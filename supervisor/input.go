@@ -163,9 +163,9 @@ func (r *inputRouter) sendEOF() {
 	r.master.Write([]byte{tio.Cc[unix.VEOF]}) // Best effort.
 }
 
-// readInput forwards the pane's input until it ends, through the
+// readPane forwards the pane's input until it ends, through the
 // paneReader that tells the human's keys from the terminal's reports.
-func (s *Session) readInput() {
+func readPane(s *Session) {
 	r := newPaneReader(s)
 	buf := make([]byte, proc.PumpBufSize)
 	for {
@@ -188,47 +188,15 @@ func (s *Session) readInput() {
 // answer a prompt (interrupt) makes the screen be read again at once,
 // since no hook may say what it did.
 func (s *Session) keyPressed(at time.Time, interrupt bool) {
-	s.mu.Lock()
-	if interrupt {
-		s.act.Release(at)
-	} else {
-		s.act.Key(at)
-	}
-	s.mu.Unlock()
-	s.lookAgain()
+	s.agent.key(at, interrupt)
+	s.display.lookAgain()
 }
 
 // release ends the hook's hold for keys sup typed into a prompt (an
 // answer, from any client): the same as the pane's answering key, but
 // not the human typing.
 func (s *Session) release(at time.Time) {
-	s.mu.Lock()
-	s.act.ReleaseHold()
-	s.mu.Unlock()
-	s.answered.Store(at.UnixNano())
-	s.lookAgain()
-}
-
-// answeredAt is when sup last typed an answer (zero: never).
-func (s *Session) answeredAt() time.Time {
-	if ns := s.answered.Load(); ns != 0 {
-		return time.Unix(0, ns)
-	}
-	return time.Time{}
-}
-
-// lookAgain makes the foreground rule and the screen look again, though
-// the screen may not change: a verdict the tracker set aside (a hook's
-// hold) is only applied when a look produces it again.
-func (s *Session) lookAgain() {
-	if v := s.view.Load(); v != nil {
-		v.idle()
-	}
-}
-
-// setFocused records a focus report: whether a human looks at the pane.
-func (s *Session) setFocused(in bool, at time.Time) {
-	s.mu.Lock()
-	s.focused, s.focusedAt = &in, at
-	s.mu.Unlock()
+	s.agent.releaseHold()
+	s.display.noteAnswer(at)
+	s.display.lookAgain()
 }

@@ -91,7 +91,7 @@ func (s *Session) control(r control, c *proc.Child) (next, bool) {
 		}
 		return next{fresh: r.fresh, reply: r.reply}, true
 	case ctrlResume:
-		if s.health() == crash.Halted || c == nil {
+		if s.facts().health == crash.Halted || c == nil {
 			s.resume()
 		}
 		if c == nil {
@@ -192,7 +192,7 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		s.setLifecycle(LifecycleExited)
 		s.lifecycleSignal("exited", activity.Ready, "exited", true)
 		s.term.say(fmt.Sprintf("agent exited (%d) — Enter to restart, q to quit", d.Exit.Code))
-		if !s.term.inTTY && s.inputEnded() {
+		if !s.term.inTTY && closed(s.stdinEOF) {
 			// Nobody can press Enter: scripts get the child's status.
 			return s.stop(nil, false, "input ended")
 		}
@@ -294,9 +294,10 @@ func (s *Session) resume() {
 	s.event("resumed", nil)
 }
 
-func (s *Session) inputEnded() bool {
+// closed reports whether ch is closed (a done channel).
+func closed(ch <-chan struct{}) bool {
 	select {
-	case <-s.stdinEOF:
+	case <-ch:
 		return true
 	default:
 		return false

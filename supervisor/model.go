@@ -171,67 +171,10 @@ func (m *modelReader) current() *modelNow {
 	return m.now
 }
 
-// modelLook is the watcher's call for a screen no rule read: the fallback,
-// with the cached reading standing in for it, and a question to the model
-// once the fallback has called the screen one. It returns when to look
-// again (0: no need).
-func (s *Session) modelLook(snap screen.Snapshot, salient string) time.Duration {
-	hash, read := s.model.look(snap)
-	now := time.Now()
-	s.mu.Lock()
-	changed, wait := s.act.UnrecognizedRead(now, s.lastOutputAt(), salient, read)
-	st := s.act.State(now)
-	s.mu.Unlock()
-	if changed {
-		if st.Source == activity.SourceModel {
-			s.counts.inc(detectionCounter(st.Source.String()))
-		}
-		s.publishActivity(st)
-		s.desk.Poke()
-	}
-	if read == nil && st.Rule == activity.FallbackRule {
-		s.model.ask(hash, snap.Text, s.kickView)
-	}
-	return wait
-}
-
-// modelSummary asks for a summary of a dialog a rule knows and reads none
-// from (model.summaries), once the screen is as quiet as the fallback
-// wants. It returns when to look again (0: no need).
-func (s *Session) modelSummary(snap screen.Snapshot, res activity.Activity) time.Duration {
-	if s.model == nil || !s.model.client.Config().Summaries || res != activity.NeedsConfirmation {
-		s.model.forget()
-		return 0
-	}
-	hash, _ := s.model.look(snap)
-	s.mu.Lock()
-	st := s.act.State(time.Now())
-	s.mu.Unlock()
-	if st.Summary != "" || st.Activity != activity.NeedsConfirmation {
-		return 0
-	}
-	after := s.Plan().Profile.UnknownAfter
-	if after <= 0 {
-		after = activity.DefaultUnknownAfter
-	}
-	if quiet := time.Since(s.lastOutputAt()); quiet < after {
-		return after - quiet
-	}
-	s.model.ask(hash, snap.Text, s.kickView)
-	return 0
-}
-
-// kickView makes the screen watcher look again (a reading arrived).
-func (s *Session) kickView() {
-	if v := s.view.Load(); v != nil {
-		v.idle()
-	}
-}
-
-// modelState fills the model fields of `state`, and the summary of a
-// dialog that has none. s.mu is held.
-func (s *Session) modelState(st *ipc.State) {
-	n := s.model.current()
+// state fills the model fields of `state`, and the summary of a dialog
+// that has none.
+func (m *modelReader) state(st *ipc.State) {
+	n := m.current()
 	st.ModelOptions = []ipc.ModelOption{}
 	if n == nil {
 		return
@@ -245,23 +188,23 @@ func (s *Session) modelState(st *ipc.State) {
 	}
 }
 
-// modelExplain is explain's model section: the reading of the screen shown
+// explain is explain's model section: the reading of the screen shown
 // now, nil when none.
-func (s *Session) modelExplain() *ipc.ExplainModel {
+func (m *modelReader) explain() *ipc.ExplainModel {
 	var st ipc.State
-	s.modelState(&st)
-	n := s.model.current()
+	m.state(&st)
+	n := m.current()
 	if n == nil {
 		return nil
 	}
 	return &ipc.ExplainModel{State: st.ModelState, Summary: st.ModelSummary, Options: st.ModelOptions, ScreenHash: n.hash}
 }
 
-// modelPrompt gives an open prompt the profile has no answer keys for the
+// prompt gives an open prompt the profile has no answer keys for the
 // options the model read on it: `sup answer N` types option N's key — only
-// ever on a human's explicit pick. s.mu is held.
-func (s *Session) modelPrompt(p *prompt) {
-	n := s.model.current()
+// ever on a human's explicit pick.
+func (m *modelReader) prompt(p *prompt) {
+	n := m.current()
 	if p.keys != nil || p.id == "" || n == nil || n.reply.State != modelread.StateNeedsConfirmation || len(n.reply.Actions) == 0 {
 		return
 	}

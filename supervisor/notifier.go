@@ -5,6 +5,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/tmux"
+	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/notify"
 )
 
@@ -25,17 +27,41 @@ import (
 // tmuxTimeout bounds each tmux call the notifier makes.
 const tmuxTimeout = 2 * time.Second
 
-// pokeNotify tells the notifier that a fact it decides on changed.
-func (s *Session) pokeNotify() {
+// notifier is the session's notifier. It keeps no facts of its own: it
+// reads the session's through waiting and notice and holds no lock.
+type notifier struct {
+	kick     chan struct{} // a fact it decides on changed
+	tmuxSock string        // the session's tmux server ("" outside tmux)
+	tmuxPane string
+	log      *slog.Logger
+	// waiting is what the policy decides on; notice what a notification
+	// says (the session's waitFacts and notice).
+	waiting func(now time.Time) notify.Facts
+	notice  func(now time.Time) notice
+}
+
+// notice is what a notification says about the session.
+type notice struct {
+	st              activity.State
+	promptID        string
+	name, sessionID string
+}
+
+func newNotifier(s *Session) *notifier {
+	return &notifier{kick: make(chan struct{}, 1), tmuxSock: s.tmuxSock, tmuxPane: s.tmuxPane, log: s.log,
+		waiting: s.waitFacts, notice: s.notice}
+}
+
+// poke tells the notifier that a fact it decides on changed.
+func (n *notifier) poke() {
 	select {
-	case s.notifyKick <- struct{}{}:
+	case n.kick <- struct{}{}:
 	default:
 	}
 }
 
-// runNotify is the notifier's loop, until done is closed.
-func (s *Session) runNotify(done <-chan struct{}) {
-	cfg := s.Plan().Config.Notify
+// run is the notifier's loop under cfg, until done is closed.
+func (n *notifier) run(cfg notify.Config, done <-chan struct{}) {
 	if !cfg.Enabled() {
 		return
 	}
@@ -43,10 +69,10 @@ func (s *Session) runNotify(done <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		f := s.notifyFacts()
-		fire, next := p.Decide(f, s.paneWatched)
+		f := n.waiting(time.Now())
+		fire, next := p.Decide(f, n.paneWatched)
 		if fire {
-			s.sendNotification(cfg, f)
+			n.send(cfg, f)
 			next = p.Sent(f.WaitingSince, f.Now)
 		}
 		wait := time.Hour
@@ -55,7 +81,7 @@ func (s *Session) runNotify(done <-chan struct{}) {
 		}
 		timer.Reset(wait)
 		select {
-		case <-s.notifyKick:
+		case <-n.kick:
 		case <-timer.C:
 		case <-done:
 			return
@@ -69,17 +95,9 @@ func (s *Session) runNotify(done <-chan struct{}) {
 	}
 }
 
-func (s *Session) notifyFacts() notify.Facts {
-	now := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.act.State(now)
-	return notify.Facts{Now: now, WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil}
-}
-
 // tmuxServer is the session's own tmux server (from $TMUX).
-func (s *Session) tmuxServer() tmux.Server {
-	return tmux.Server{Socket: s.tmuxSock, Timeout: tmuxTimeout}
+func (n *notifier) tmuxServer() tmux.Server {
+	return tmux.Server{Socket: n.tmuxSock, Timeout: tmuxTimeout}
 }
 
 // tmuxClient is one attached client of the session's tmux server.
@@ -87,11 +105,11 @@ type tmuxClient struct{ name, tty, window string }
 
 // tmuxClients lists the attached clients and the window of the session's
 // pane.
-func (s *Session) tmuxClients() (clients []tmuxClient, paneWindow string, err error) {
-	if s.tmuxSock == "" || s.tmuxPane == "" {
+func (n *notifier) tmuxClients() (clients []tmuxClient, paneWindow string, err error) {
+	if n.tmuxSock == "" || n.tmuxPane == "" {
 		return nil, "", nil // outside tmux: nobody to look, nobody to tell there
 	}
-	out, err := s.tmuxServer().Exec(context.Background(), tmux.QueryCmd(s.tmuxPane, "#{window_id}"),
+	out, err := n.tmuxServer().Exec(context.Background(), tmux.QueryCmd(n.tmuxPane, "#{window_id}"),
 		tmux.Raw("list-clients", "-F", "#{client_name}\t#{client_tty}\t#{window_id}"))
 	if err != nil {
 		return nil, "", err
@@ -109,10 +127,10 @@ func (s *Session) tmuxClients() (clients []tmuxClient, paneWindow string, err er
 // paneWatched reports whether an attached client shows the session's pane
 // (its current window is the pane's). An error counts as not watched: a
 // notification too many beats a missed one.
-func (s *Session) paneWatched() bool {
-	clients, win, err := s.tmuxClients()
+func (n *notifier) paneWatched() bool {
+	clients, win, err := n.tmuxClients()
 	if err != nil {
-		s.log.Warn("notify_tmux_failed", "err", err)
+		n.log.Warn("notify_tmux_failed", "err", err)
 		return false
 	}
 	for _, c := range clients {
@@ -123,14 +141,11 @@ func (s *Session) paneWatched() bool {
 	return false
 }
 
-// sendNotification tells the human, each way the config asks; failures
-// are logged, never fatal.
-func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
-	s.mu.Lock()
-	st := s.act.State(f.Now)
-	id := s.readPrompt(f.Now).id
-	name, sessionID := s.plan.Name, s.plan.SessionID
-	s.mu.Unlock()
+// send tells the human, each way the config asks; failures are logged,
+// never fatal.
+func (n *notifier) send(cfg notify.Config, f notify.Facts) {
+	no := n.notice(f.Now)
+	st, id, name, sessionID := no.st, no.promptID, no.name, no.sessionID
 	waited := f.Now.Sub(f.WaitingSince)
 	// The name, reason and summary are the agent's words: one line each,
 	// no control byte, before tmux, the desktop or the user's command.
@@ -140,13 +155,13 @@ func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 		what += ": " + summary
 	}
 	text := fmt.Sprintf("⚠ %s waits (%s, %s) — prefix+Tab", name, what, waited.Round(time.Second))
-	s.log.Info("notify", "waited_ms", waited.Milliseconds(), "reason", st.Reason, "prompt_id", id,
+	n.log.Info("notify", "waited_ms", waited.Milliseconds(), "reason", st.Reason, "prompt_id", id,
 		"tmux", cfg.Tmux, "desktop", cfg.Desktop, "command", len(cfg.Command) > 0)
 	var clients []tmuxClient
 	if cfg.Tmux || cfg.Desktop {
 		var err error
-		if clients, _, err = s.tmuxClients(); err != nil {
-			s.log.Warn("notify_tmux_failed", "err", err)
+		if clients, _, err = n.tmuxClients(); err != nil {
+			n.log.Warn("notify_tmux_failed", "err", err)
 		}
 	}
 	if cfg.Tmux && len(clients) > 0 {
@@ -156,31 +171,31 @@ func (s *Session) sendNotification(cfg notify.Config, f notify.Facts) {
 		for _, c := range clients {
 			cmds = append(cmds, tmux.DisplayCmd(c.name, text))
 		}
-		if _, err := s.tmuxServer().Exec(context.Background(), cmds...); err != nil {
-			s.log.Warn("notify_tmux_failed", "err", err)
+		if _, err := n.tmuxServer().Exec(context.Background(), cmds...); err != nil {
+			n.log.Warn("notify_tmux_failed", "err", err)
 		}
 	}
 	if cfg.Desktop {
-		s.desktopNotify(clients, "sup: "+name+" waits", what)
+		n.desktop(clients, "sup: "+name+" waits", what)
 	}
 	if len(cfg.Command) > 0 {
 		env := []string{
 			"SUP_SESSION=" + sessionID, "SUP_NAME=" + name, "SUP_REASON=" + reason, "SUP_SUMMARY=" + summary,
-			"SUP_WAITING_MS=" + strconv.FormatInt(waited.Milliseconds(), 10), "SUP_PROMPT_ID=" + id, "SUP_PANE=" + s.tmuxPane,
+			"SUP_WAITING_MS=" + strconv.FormatInt(waited.Milliseconds(), 10), "SUP_PROMPT_ID=" + id, "SUP_PANE=" + n.tmuxPane,
 		}
-		go s.runNotifyCommand(cfg, env)
+		go n.command(cfg, env)
 	}
 }
 
-// desktopNotify uses notify-send (libnotify) when it exists; otherwise it
+// desktop uses notify-send (libnotify) when it exists; otherwise it
 // writes an OSC 777 notification (and OSC 9, for terminals that know only
 // that one) to every attached client's terminal.
-func (s *Session) desktopNotify(clients []tmuxClient, title, body string) {
+func (n *notifier) desktop(clients []tmuxClient, title, body string) {
 	if path, err := exec.LookPath("notify-send"); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 		defer cancel()
 		if err := exec.CommandContext(ctx, path, "-a", "sup", title, body).Run(); err != nil {
-			s.log.Warn("notify_desktop_failed", "err", err)
+			n.log.Warn("notify_desktop_failed", "err", err)
 		}
 		return
 	}
@@ -191,7 +206,7 @@ func (s *Session) desktopNotify(clients []tmuxClient, title, body string) {
 	for _, c := range clients {
 		tty, err := os.OpenFile(c.tty, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
-			s.log.Warn("notify_desktop_failed", "tty", c.tty, "err", err)
+			n.log.Warn("notify_desktop_failed", "tty", c.tty, "err", err)
 			continue
 		}
 		tty.WriteString(seq) // Best effort: the client may be detaching.
@@ -199,9 +214,9 @@ func (s *Session) desktopNotify(clients []tmuxClient, title, body string) {
 	}
 }
 
-// runNotifyCommand runs the user's command without a shell, bounded by
+// command runs the user's command without a shell, bounded by
 // its timeout; a failure is logged.
-func (s *Session) runNotifyCommand(cfg notify.Config, env []string) {
+func (n *notifier) command(cfg notify.Config, env []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.CommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)
@@ -209,8 +224,21 @@ func (s *Session) runNotifyCommand(cfg notify.Config, env []string) {
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		s.log.Warn("notify_command_failed", "argv0", cfg.Command[0], "err", err, "output", strings.TrimSpace(string(out[:min(len(out), 512)])))
+		n.log.Warn("notify_command_failed", "argv0", cfg.Command[0], "err", err, "output", strings.TrimSpace(string(out[:min(len(out), 512)])))
 		return
 	}
-	s.log.Info("notify_command", "argv0", cfg.Command[0])
+	n.log.Info("notify_command", "argv0", cfg.Command[0])
+}
+
+// waitFacts are the facts the notifier's policy decides on.
+func (s *Session) waitFacts(now time.Time) notify.Facts {
+	st := s.agent.state(now)
+	return notify.Facts{Now: now, WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil}
+}
+
+// notice is what a notification at now says.
+func (s *Session) notice(now time.Time) notice {
+	v, open := s.agent.withPrompt(now)
+	pl := s.Plan()
+	return notice{st: v.st, promptID: open.id, name: pl.Name, sessionID: pl.SessionID}
 }

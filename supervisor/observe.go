@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"context"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
@@ -13,10 +12,7 @@ import (
 // observe feeds a signal to the activity tracker and publishes an
 // `activity` event when it changed something.
 func (s *Session) observe(sig activity.Signal) {
-	s.mu.Lock()
-	changed := s.act.Observe(sig)
-	st := s.act.State(sig.At)
-	s.mu.Unlock()
+	changed, st := s.agent.observe(sig)
 	if changed {
 		s.counts.inc(detectionCounter(sig.Source.String()))
 		s.publishActivity(st)
@@ -26,7 +22,7 @@ func (s *Session) observe(sig activity.Signal) {
 		// When the hook's hold ends the screen is read again: a verdict
 		// set aside during the hold (a prompt declined in the pane, which
 		// fires no hook) would otherwise wait for the screen to change.
-		time.AfterFunc(s.hookHold+10*time.Millisecond, s.lookAgain)
+		time.AfterFunc(s.hookHold+10*time.Millisecond, s.display.lookAgain)
 	}
 }
 
@@ -39,6 +35,7 @@ func (s *Session) lifecycleSignal(rule string, a activity.Activity, reason strin
 }
 
 func (s *Session) publishActivity(st activity.State) {
+	_, open := s.agent.withPrompt(time.Now()) // the first event of a prompt fixes its id
 	s.log.Info("activity", "activity", string(st.Activity), "reason", st.Reason, "source", st.Source.String(), "rule", st.Rule)
 	s.publish("activity", map[string]any{
 		"activity":      string(st.Activity),
@@ -48,7 +45,7 @@ func (s *Session) publishActivity(st activity.State) {
 		"rule":          st.Rule,
 		"waiting_since": unixMilli(st.WaitingSince),
 		"skip_until":    unixMilli(st.SkipUntil),
-		"prompt_id":     s.promptID(),
+		"prompt_id":     open.id,
 	})
 	s.publishQueue()
 }
@@ -60,44 +57,19 @@ func unixMilli(t time.Time) int64 {
 	return t.UnixMilli()
 }
 
-// handleHook applies an agent hook forwarded by `sup hook`. SessionStart
-// names the conversation the running agent has (startup, resume, /clear);
-// other hooks for another conversation are stale or foreign and ignored.
-func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
-	var p ipc.HookParams
-	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
-	}
-	if !ipc.KnownAgent(p.Agent) {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: agent %q: valid agents are %s", p.Agent, ipc.AgentChoices())
-	}
-	if p.Event == "" {
-		return nil, ipc.Errorf(ipc.CodeBadRequest, "hook: params need event (the hook's event name)")
-	}
+// hook applies an agent hook forwarded by `sup hook` (the api checked
+// its agent and event). SessionStart names the conversation the running
+// agent has (startup, resume, /clear); other hooks for another
+// conversation are stale or foreign and not applied: why says so.
+func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 	now := time.Now()
-	s.mu.Lock()
-	running := s.child != nil || s.spawning
-	current := s.agentSessionID
-	switch {
-	case !running:
-		s.mu.Unlock()
-		return s.ignoredHook(p, "no agent is running"), nil
-	case p.SessionID != "" && (p.Event == "SessionStart" || current == ""):
-		if p.SessionID != current {
-			s.record() // writes in the background, taking s.mu then
-		}
-		s.agentSessionID, current = p.SessionID, p.SessionID
-		if p.TranscriptPath != "" {
-			s.transcriptPath = p.TranscriptPath
-		}
-	case p.SessionID != "" && p.SessionID != current:
-		s.mu.Unlock()
-		return s.ignoredHook(p, "session id "+p.SessionID+" is not the running agent's ("+current+")"), nil
+	current, why := s.hookConversation(p)
+	if why != "" {
+		return false, why
 	}
 	if p.Prompt != "" {
-		s.lastPrompt, s.lastPromptAt = p.Prompt, now
+		s.agent.hookPrompt(p.Prompt, now)
 	}
-	s.mu.Unlock()
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)
 	s.counts.inc(hookCounter(p.Event))
 	e := activity.HookEvent{
@@ -108,18 +80,14 @@ func (s *Session) handleHook(_ context.Context, req *ipc.Request) (any, error) {
 		e.Question = s.question(p.Message)
 	}
 	sig, ok := activity.HookSignal(e, now)
-	s.noteHook(p, ok, now)
+	// The hook's word for the stall (agentFacts.noteHook): a stall the
+	// hook lifted is published here when the hook has no signal of its own.
+	if changed, st := s.agent.noteHook(p, ok, now); changed {
+		s.publishActivity(st)
+		s.desk.Poke()
+	}
 	if ok {
 		s.observe(sig)
 	}
-	return ipc.HookResult{Applied: true}, nil
-}
-
-func (s *Session) ignoredHook(p ipc.HookParams, why string) ipc.HookResult {
-	if s.server != nil { // hooks fire on every tool call: rate-limited and counted
-		s.server.Warn(ipc.NoisyHookIgnored, "hook_ignored", "agent", p.Agent, "event", p.Event, "why", why)
-	} else {
-		s.log.Info("hook_ignored", "agent", p.Agent, "event", p.Event, "why", why)
-	}
-	return ipc.HookResult{Applied: false, Why: why}
+	return true, ""
 }

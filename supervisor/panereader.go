@@ -71,7 +71,7 @@ func (r *paneReader) deliver(toks []paneinput.Token, now time.Time) {
 			operator = true
 			interrupt = interrupt || isInterrupt(t)
 		case t.Kind == paneinput.Focus:
-			r.s.setFocused(t.Name == paneinput.NameFocusIn, now)
+			r.s.agent.setFocused(t.Name == paneinput.NameFocusIn, now)
 		case t.Kind == paneinput.Report:
 			r.s.log.Debug("terminal_report", "name", t.Name, "bytes", len(t.Raw))
 		}

@@ -17,8 +17,8 @@ import (
 // queueFile is where the session publishes its queue facts for `sup
 // status-line` (<runtime dir>/queue/<id>.json, specs/broker.md): rewritten
 // when a fact changes, never on a timer, and removed when sup exits. It
-// owns its lock; it reads the facts (facts, which takes Session.mu) under
-// it, so concurrent publishers cannot leave an older snapshot behind a
+// owns its lock; it reads the facts (facts, which takes Session.mu and
+// the agent facts' lock) under it, so concurrent publishers cannot leave an older snapshot behind a
 // newer one: its lock comes before Session.mu, never after. A nil
 // *queueFile publishes nothing.
 type queueFile struct {
@@ -76,39 +76,26 @@ func (q *queueFile) remove() {
 	}
 }
 
-// publishQueueTo starts publishing the session's queue facts to path.
-func (s *Session) publishQueueTo(path string) {
-	s.queue = &queueFile{path: path, facts: s.queueFacts, log: s.log}
-	s.queue.publish()
-}
-
 // publishQueue writes the queue file if a fact changed, and tells the
 // notifier: the queue's facts are the ones it decides on.
 func (s *Session) publishQueue() {
 	s.queue.publish()
-	s.pokeNotify()
+	s.notifier.poke()
 }
 
-// republishQueue rewrites the queue file (the runtime dir came back).
-func (s *Session) republishQueue() { s.queue.republish() }
-
-// unpublishQueue removes the queue file for good.
-func (s *Session) unpublishQueue() { s.queue.remove() }
-
 func (s *Session) queueFacts() ipc.QueueFacts {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	act := s.act.State(time.Now())
+	f := s.facts()
+	act := s.agent.state(time.Now())
 	return ipc.QueueFacts{
-		SessionID:    s.plan.SessionID,
-		Name:         s.plan.Name,
-		Workspace:    s.plan.Workspace,
-		Role:         s.plan.Role,
+		SessionID:    f.plan.SessionID,
+		Name:         f.plan.Name,
+		Workspace:    f.plan.Workspace,
+		Role:         f.plan.Role,
 		Activity:     string(act.Activity),
 		Reason:       act.Reason,
 		WaitingSince: unixMilli(act.WaitingSince),
 		SkipUntil:    unixMilli(act.SkipUntil),
 		SupPID:       os.Getpid(),
-		Lifecycle:    s.lifecycle,
+		Lifecycle:    f.lifecycle,
 	}
 }

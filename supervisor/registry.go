@@ -15,15 +15,14 @@ func (s *Session) record() {
 	s.goSafe(func() {
 		s.regMu.Lock()
 		defer s.regMu.Unlock()
-		s.mu.Lock()
-		p := s.plan
+		f := s.facts()
+		p := f.plan
 		e := store.RegistryEntry{Workspace: p.Workspace, Role: p.Role, Name: p.Name, Document: p.Document,
-			Profile: p.Profile.Name, AgentSessionID: s.agentSessionID, CWD: p.CWD,
+			Profile: p.Profile.Name, AgentSessionID: f.agentSessionID, CWD: p.CWD,
 			Command: s.opts.Command, ProfileFlag: s.opts.Profile, TmuxSocket: s.tmuxSock}
 		if s.opts.CWD != "" {
 			e.CWDFlag = p.CWD // --cwd as resolved: absolute, whatever directory the route runs in
 		}
-		s.mu.Unlock()
 		if err := store.RecordSession(stateDir, e); err != nil {
 			s.log.Warn("registry_write_failed", "err", err)
 		}

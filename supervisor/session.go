@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
@@ -48,10 +47,6 @@ type Session struct {
 	publish func(event string, data map[string]any)
 	desk    *desk.Desk   // the trigger desk; owns its own lock
 	audit   *store.Audit // the audit trail the desk writes
-	// server is the control socket's: its noisy-input limiter (Warn) and
-	// counters (metrics). Set by Start before it serves; nil in tests
-	// that build a Session alone.
-	server *ipc.Server
 
 	ctrl     chan control
 	keys     chan byte
@@ -62,11 +57,8 @@ type Session struct {
 	done      chan struct{} // closed when Run returns
 	startedAt time.Time
 
-	in         inputRouter
-	view       atomic.Pointer[view] // the screen of the current (or last) child
-	lastOutput atomic.Int64         // unix ns of the child's last output (see lastOutputAt)
-	outBytes   atomic.Int64         // bytes the children wrote in all (the loop guard's line-mode progress)
-	answered   atomic.Int64         // unix ns of sup's last answer into a prompt (answeredAt)
+	in      inputRouter
+	display display // the current child's screen and the output clock (view.go)
 
 	counts counters     // hooks and activity changes, for `metrics`
 	model  *modelReader // the opt-in model reader (model.go); nil: off
@@ -74,14 +66,23 @@ type Session struct {
 	hookHold time.Duration // the activity tracker's HookHold, for the look when it ends
 
 	// prompts owns the open prompt's identity and the screen's last
-	// verdict; its lock is taken after s.mu (prompt.go).
+	// verdict; its lock is taken after agent's (prompt.go).
 	prompts promptTracker
+	// agent owns the activity tracker and the facts read with it
+	// (agentfacts.go).
+	agent agentFacts
 
-	notifyKick chan struct{} // a fact the notifier decides on changed (notifier.go)
+	notifier *notifier // tells the human when the session waits (notifier.go)
 
 	regMu sync.Mutex // one sessions.json write at a time (registry.go)
 	queue *queueFile // nil: facts not published (no runtime dir, tests)
 
+	guard *proc.Guard // nil unless Start made sup the family head; set before Run
+
+	// mu guards the run loop's facts: the loop (loop.go, spawn.go) writes
+	// them, and they are read elsewhere only through Plan, current,
+	// facts, history and hookConversation (this file). A leaf: no other
+	// lock is taken under it (record's write takes it in the background).
 	mu             sync.Mutex
 	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
 	plan           *plan.Plan
@@ -93,59 +94,47 @@ type Session struct {
 	spawns         int // successful spawns; restart_count is spawns-1
 	agentSessionID string
 	transcriptPath string
-	draft          string    // unsent text in the agent's input box, from the screen
-	lastPrompt     string    // the last prompt a UserPromptSubmit-like hook reported
-	lastPromptAt   time.Time // when it arrived
-	work           string    // the tool the agent last ran in this turn: a stall's summary
-	lastForeground lineLook  // the last look at a line-mode child's foreground
-	focused        *bool     // the pane's last focus report; nil: none yet
-	focusedAt      time.Time
-	act            *activity.Tracker
 	exitStatus     int
-	guard          *proc.Guard // nil unless Start made sup the family head
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the
 // pane's terminal (or pipes); size is used only when in is not a terminal.
 func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, size pty.Winsize, log *slog.Logger) *Session {
 	s := &Session{
-		opts:       opts,
-		term:       newTerminal(in, out),
-		log:        log,
-		tmuxPane:   plan.LookupIn(opts.Environ)("TMUX_PANE"),
-		tmuxSock:   tmux.SocketOf(plan.LookupIn(opts.Environ)("TMUX")),
-		size:       size,
-		publish:    func(string, map[string]any) {},
-		ctrl:       make(chan control),
-		notifyKick: make(chan struct{}, 1),
-		keys:       make(chan byte, 64),
-		stdinEOF:   make(chan struct{}),
-		done:       make(chan struct{}),
-		startedAt:  time.Now(),
-		plan:       pl,
-		tracker:    crash.NewTracker(pl.Config.Crash.Policy()),
-		act: activity.NewTracker(activity.Config{
+		opts:      opts,
+		term:      newTerminal(in, out),
+		log:       log,
+		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
+		tmuxSock:  tmux.SocketOf(plan.LookupIn(opts.Environ)("TMUX")),
+		size:      size,
+		publish:   func(string, map[string]any) {},
+		ctrl:      make(chan control),
+		keys:      make(chan byte, 64),
+		stdinEOF:  make(chan struct{}),
+		done:      make(chan struct{}),
+		startedAt: time.Now(),
+		plan:      pl,
+		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
+		agent: agentFacts{act: activity.NewTracker(activity.Config{
 			QuietWindow:  pl.Config.Activity.QuietWindow,
 			HookHold:     pl.Config.Activity.HookHold,
 			UnknownAfter: pl.Profile.UnknownAfter,
-		}),
+		})},
 		hookHold:  cmp.Or(pl.Config.Activity.HookHold, activity.DefaultHookHold),
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,
 		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
+	s.agent.prompts = &s.prompts
 	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
 	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
+	s.notifier = newNotifier(s)
 	return s
 }
 
 // SetPublisher sets where lifecycle and resize events go (the socket).
 func (s *Session) SetPublisher(p func(event string, data map[string]any)) { s.publish = p }
-
-// SetSignals gives the run loop the channel on which sup receives SIGTERM,
-// SIGHUP, SIGINT and SIGQUIT.
-func (s *Session) SetSignals(c chan os.Signal) { s.signals = c }
 
 // Plan returns the plan of the current (or last) spawn.
 func (s *Session) Plan() *plan.Plan {
@@ -168,10 +157,69 @@ func (s *Session) current() *proc.Child {
 	return s.child
 }
 
-func (s *Session) health() crash.Health {
+// runFacts is a copy of the run loop's facts at one instant.
+type runFacts struct {
+	plan           *plan.Plan
+	child          *proc.Child // nil between runs
+	spawning       bool
+	lifecycle      string
+	agentSessionID string
+	attempts       int
+	spawns         int
+	exitStatus     int
+	size           pty.Winsize // the pane's (kept current by the resize follower), or --size
+	health         crash.Health
+	lastExit       *ipc.ExitInfo // nil: none yet
+}
+
+// facts reads the run loop's facts.
+func (s *Session) facts() runFacts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tracker.Health()
+	f := runFacts{plan: s.plan, child: s.child, spawning: s.spawning, lifecycle: s.lifecycle, agentSessionID: s.agentSessionID,
+		attempts: s.attempts, spawns: s.spawns, exitStatus: s.exitStatus, size: s.size, health: s.tracker.Health()}
+	if e, ok := s.tracker.Last(); ok {
+		f.lastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
+	}
+	return f
+}
+
+// history is what the `history` method returns: the crash tracker's
+// exits and health.
+func (s *Session) history() ipc.HistoryResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := ipc.HistoryResult{Exits: []ipc.ExitInfo{}, Health: string(s.tracker.Health())}
+	for _, e := range s.tracker.History() {
+		r.Exits = append(r.Exits, *exitInfo(e.Code, e.Signal, string(e.Class), e.At))
+	}
+	return r
+}
+
+// hookConversation checks a hook against the running agent's
+// conversation: SessionStart names the conversation the running agent has
+// (startup, resume, /clear), as does the first hook with an id; a hook
+// for another conversation is stale or foreign. It returns the
+// conversation's id and, when the hook does not apply, why.
+func (s *Session) hookConversation(p ipc.HookParams) (current, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	current = s.agentSessionID
+	switch {
+	case s.child == nil && !s.spawning:
+		return current, "no agent is running"
+	case p.SessionID != "" && (p.Event == "SessionStart" || current == ""):
+		if p.SessionID != current {
+			s.record() // writes in the background, taking s.mu then
+		}
+		s.agentSessionID, current = p.SessionID, p.SessionID
+		if p.TranscriptPath != "" {
+			s.transcriptPath = p.TranscriptPath
+		}
+	case p.SessionID != "" && p.SessionID != current:
+		return current, "session id " + p.SessionID + " is not the running agent's (" + current + ")"
+	}
+	return current, ""
 }
 
 func (s *Session) event(phase string, data map[string]any) {
@@ -197,7 +245,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 	if err := s.term.makeRaw(); err != nil {
 		s.log.Warn("raw_mode_failed", "err", err)
 	}
-	s.goSafe(s.readInput)
+	s.goSafe(func() { readPane(s) })
 	if n, err := s.desk.Restore(pl.Document, time.Now()); err != nil {
 		s.log.Error("audit_restore_failed", "err", err)
 	} else if n > 0 {
@@ -205,7 +253,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 	}
 	defer s.audit.Close()
 	s.goSafe(func() { s.desk.Run(s.done) })
-	s.goSafe(func() { s.runNotify(s.done) })
+	s.goSafe(func() { s.notifier.run(pl.Config.Notify, s.done) })
 	stopResize := s.followResize()
 	defer stopResize()
 
@@ -220,7 +268,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 			n.reply <- r
 		}
 		if err != nil {
-			if s.spawnsSoFar() == 0 && s.attemptsSoFar() == 1 {
+			if f := s.facts(); f.spawns == 0 && f.attempts == 1 {
 				return 1, err // at first start, a hard error: nothing ran
 			}
 			// Later, it counts as a failed run: a binary that vanished
@@ -231,25 +279,7 @@ func (s *Session) Run(ctx context.Context) (int, error) {
 		}
 		n = s.supervise(ctx, c)
 	}
-	return s.status(), nil
-}
-
-func (s *Session) status() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exitStatus
-}
-
-func (s *Session) spawnsSoFar() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.spawns
-}
-
-func (s *Session) attemptsSoFar() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.attempts
+	return s.facts().exitStatus, nil
 }
 
 // goSafe runs fn in a goroutine whose panic restores the terminal before

@@ -235,7 +235,7 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 	old := r.s.current()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := r.s.request(ctx, control{kind: ctrlRestart, fresh: true}); err != nil {
+	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
 		t.Fatal(err)
 	}
 	ev := r.outcome("t3", 10*time.Second)

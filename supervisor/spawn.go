@@ -51,9 +51,9 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		s.log.Error("spawn_failed", "err", err)
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
-	size := s.ptySize()
+	size := s.facts().size
 	// The agent may send a hook the moment it runs, before StartChild has
-	// even returned: from here its hooks count (handleHook), and the
+	// even returned: from here its hooks count (Session.hook), and the
 	// spawn's own signal goes first so that it never overwrites one.
 	s.mu.Lock()
 	s.spawning = true
@@ -72,8 +72,9 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	if !s.term.inTTY {
 		v.replies = newReplies(v.model)
 	}
-	s.showView(v)
-	s.goSafe(func() { c.Pump(s.term.out, s.tap(c, v)) })
+	s.display.show(v)
+	w := &watcher{s: s, c: c, v: v, pack: pack}
+	s.goSafe(func() { c.Pump(s.term.out, w.tap()) })
 	s.goSafe(c.Wait)
 
 	s.guard.Run(c.PID())
@@ -87,7 +88,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.publishQueue() // the new plan may bring a new name, workspace or role
 	s.in.attach(c.Master())
 	if s.resizer != nil {
-		// A resize between ptySize and registering c went to nobody.
+		// A resize between reading the size and registering c went to nobody.
 		s.resizer.Sync() // Best effort: the size was set at start.
 	}
 	mode := "fresh"
@@ -97,17 +98,9 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
 	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
 	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
-	s.goSafe(func() { s.watchScreen(c, v, pack, pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
-	s.goSafe(func() { s.watchStall(c, v, status, pl.Profile.StallThreshold()) })
+	s.goSafe(func() { w.screen(pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
+	s.goSafe(func() { w.stall(status, pl.Profile.StallThreshold()) })
 	return c, nil
-}
-
-// ptySize is the pane's size (kept current by the resize follower), or
-// --size when stdin is not a terminal.
-func (s *Session) ptySize() pty.Winsize {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.size
 }
 
 // followResize copies the pane's size to the child's pty now and on every
@@ -129,7 +122,7 @@ func (s *Session) followResize() (stop func()) {
 			s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
 			s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
 		}
-		if v := s.view.Load(); v != nil {
+		if v := s.display.view(); v != nil {
 			v.model.Resize(int(ws.Cols), int(ws.Rows))
 		}
 		if c == nil {

@@ -114,8 +114,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 			sess.publish("client", data)
 		},
 	})
-	sess.server = srv
-	for name, h := range sess.Methods() {
+	for name, h := range newAPI(sess, srv).methods() {
 		srv.Handle(name, h)
 	}
 	sess.SetPublisher(srv.Publish)
@@ -126,7 +125,9 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	td.Add(func() { srv.Shutdown(time.Second) }) // Best effort: sup is exiting.
 	// Added after the Shutdown, so it runs first: closing the listener
 	// unlinks the socket, which the watch must not take for a deletion.
-	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, sess.republishQueue); err != nil {
+	// The runtime dir came back: the queue file is rewritten.
+	republish := func() { sess.queue.republish() }
+	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, republish); err != nil {
 		log.Warn("socket_watch_failed", "err", err)
 	} else {
 		td.Add(stop)
@@ -151,11 +152,12 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	td.Add(func() { signal.Stop(pipes) })
-	sess.SetSignals(sigs)
+	sess.signals = sigs
 	log.Info("socket_listening", "path", sock)
 	// Added last, so it runs first: the facts go before the socket.
-	sess.publishQueueTo(ipc.QueueFile(runtimeDir, pl.SessionID))
-	td.Add(sess.unpublishQueue)
+	sess.queue = &queueFile{path: ipc.QueueFile(runtimeDir, pl.SessionID), facts: sess.queueFacts, log: log}
+	sess.queue.publish()
+	td.Add(sess.queue.remove) // for good: later changes do not bring it back
 	return sess.Run(ctx)
 }
 

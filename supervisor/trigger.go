@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 
@@ -16,55 +15,11 @@ import (
 	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
-// The session's side of the trigger desk (package desk): the socket
-// methods, and deskPort, the narrow view of the session the desk works
-// through. Each deskPort method takes s.mu (or the input router's lock)
-// only for its own read or write; the desk calls none of them while it
-// holds its own lock.
-
-func (s *Session) handleTrigger(ctx context.Context, req *ipc.Request) (any, error) {
-	var p ipc.TriggerParams
-	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
-	}
-	r, err := s.desk.Trigger(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func (s *Session) handleUnblock(_ context.Context, req *ipc.Request) (any, error) {
-	var p ipc.UnblockParams
-	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
-	}
-	r, err := s.desk.Unblock(p)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// handleCancelTrigger takes a pending trigger back (desk.Cancel).
-func (s *Session) handleCancelTrigger(_ context.Context, req *ipc.Request) (any, error) {
-	var p ipc.CancelTriggerParams
-	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
-	}
-	return s.desk.Cancel(p)
-}
-
-// handleMetrics answers the desk's counters and the control socket's
-// noisy-input counters (ipc_<kind>_total) in one map.
-func (s *Session) handleMetrics(context.Context, *ipc.Request) (any, error) {
-	m := s.desk.Metrics()
-	s.counts.copyTo(m.Counters)
-	if s.server != nil {
-		maps.Copy(m.Counters, s.server.NoisyCounters())
-	}
-	return m, nil
-}
+// The session's side of the trigger desk (package desk): deskPort, the
+// narrow view of the session the desk works through. Each deskPort
+// method reads through the session's owners (facts, agent, the input
+// router) and holds no lock when it returns; the desk calls none of them
+// while it holds its own lock.
 
 // deskPort is the session as the trigger desk sees it (desk.Session).
 type deskPort struct{ s *Session }
@@ -74,33 +29,32 @@ type deskPort struct{ s *Session }
 // before its first child has started.
 func (p deskPort) Gates(now time.Time) desk.Gates {
 	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.act.State(now)
-	running := s.child != nil
+	f := s.facts()
+	v := s.agent.view(now)
+	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
 	g := desk.Gates{
-		OperatorBusy: st.OperatorBusy || s.draft != "",
+		OperatorBusy: v.operatorBusy(),
 		LastKey:      st.LastInputAt,
-		Draft:        s.draft != "",
+		Draft:        v.draft != "",
 		// Unknown is never deliverable: a screen no rule recognises may
 		// be a dialog, and a paste with an Enter would answer it.
 		// Nor is a model's reading: only a rule or a hook makes a screen
 		// safe to type into (specs/detection.md, "The model reader").
 		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation ||
-			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || s.lifecycle == LifecycleStarting,
-		Stopped: s.lifecycle == LifecycleStopped,
+			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || lifecycle == LifecycleStarting,
+		Stopped: lifecycle == LifecycleStopped,
 	}
 	if st.Activity == activity.Ready && st.Reason == activity.ReasonAsked {
 		g.Question = st.Summary // a trigger that is not its answer waits
 	}
 	switch {
-	case s.draft != "":
+	case v.draft != "":
 		g.OperatorWhy = "unsent text sits in the agent's input box"
 	case st.OperatorBusy:
 		g.OperatorWhy = "the human is typing in the pane"
 	}
 	switch {
-	case s.lifecycle == LifecycleStarting || !running:
+	case lifecycle == LifecycleStarting || !running:
 		g.AgentWhy = "the agent is starting"
 	case st.Activity == activity.Busy:
 		g.AgentWhy = "the agent is busy (mid-turn)"
@@ -117,10 +71,7 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 // Progress: a new assistant message or a key from the human moves the
 // conversation on.
 func (p deskPort) Progress() string {
-	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.act.State(time.Now())
+	st := p.s.agent.state(time.Now())
 	return st.Summary + "\x00" + strconv.FormatInt(st.LastInputAt.UnixNano(), 10)
 }
 
@@ -132,7 +83,7 @@ func (p deskPort) Child() desk.Child {
 }
 
 func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
-	c, mode, code, err := p.s.bringBack()
+	c, mode, code, err := p.bringBack()
 	if err != nil {
 		return nil, mode, code, err
 	}
@@ -152,27 +103,22 @@ func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, erro
 func (p deskPort) Envelope() bool { return p.s.Plan().Profile.EnvelopeOn() }
 
 func (p deskPort) BracketedPaste() bool {
-	v := p.s.view.Load()
+	v := p.s.display.view()
 	return v != nil && v.bracketedPaste.Load()
 }
 
 func (p deskPort) ScreenText() string {
-	if v := p.s.view.Load(); v != nil {
-		return v.model.Snapshot().Text
-	}
-	return ""
+	return p.s.display.text()
 }
 
 func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
 	s := p.s
-	f := desk.AckFacts{LastOutput: s.lastOutputAt(), LineMode: s.lineMode(), OutputBytes: s.outBytes.Load()}
+	f := desk.AckFacts{LastOutput: s.display.lastOutputAt(), LineMode: s.display.lineMode(), OutputBytes: s.display.outBytes.Load()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.act.State(now)
-	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = s.lastPrompt, s.lastPromptAt, st.Activity == activity.Busy, st.Since, s.draft
+	v := s.agent.view(now)
+	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = v.lastPrompt, v.lastPromptAt, v.st.Activity == activity.Busy, v.st.Since, v.draft
 	return f
 }
 
@@ -186,22 +132,20 @@ func (p deskPort) Publish(event string, data map[string]any) { p.s.publish(event
 // bringBack restarts a child that is not running — resuming its exact
 // conversation when its id is known, else fresh — and waits until it is
 // ready for input.
-func (s *Session) bringBack() (c *proc.Child, mode string, code ipc.Code, err error) {
-	s.mu.Lock()
+func (p deskPort) bringBack() (c *proc.Child, mode string, code ipc.Code, err error) {
+	s := p.s
 	code = ipc.CodeSpawnFailed
-	if s.agentSessionID != "" {
+	if s.facts().agentSessionID != "" {
 		code = ipc.CodeResumeFailed
 	}
-	s.mu.Unlock()
 	ready := s.desk.Config().ReadyTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), ready)
 	defer cancel()
 	s.log.Info("trigger_fallback", "code_if_failed", code)
-	res, err := s.request(ctx, control{kind: ctrlResume})
+	rr, err := restartResult(s.ask(ctx, control{kind: ctrlResume}))
 	if err != nil {
 		return nil, "", code, fmt.Errorf("bring the agent back: %v", err)
 	}
-	rr := res.(ipc.RestartResult)
 	c = s.current()
 	if c == nil || c.PID() != rr.PID {
 		return nil, rr.Mode, code, fmt.Errorf("the agent (%s) ended right after it started", rr.Mode)
@@ -209,7 +153,7 @@ func (s *Session) bringBack() (c *proc.Child, mode string, code ipc.Code, err er
 	debounce := s.Plan().Config.Activity.ReadyDebounce
 	tick := time.NewTicker(desk.AckPoll)
 	defer tick.Stop()
-	for !s.readyAfterSpawn(c, debounce) {
+	for !p.readyAfterSpawn(c, debounce) {
 		select {
 		case <-c.Done():
 			exitCode, sig := c.Exit()
@@ -224,15 +168,13 @@ func (s *Session) bringBack() (c *proc.Child, mode string, code ipc.Code, err er
 
 // readyAfterSpawn: the activity says ready, or — for an agent whose
 // profile cannot tell — it has printed something and then gone quiet.
-func (s *Session) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
-	s.mu.Lock()
-	st := s.act.State(time.Now())
-	s.mu.Unlock()
-	switch st.Activity {
+func (p deskPort) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
+	s := p.s
+	switch s.agent.state(time.Now()).Activity {
 	case activity.Ready:
 		return true
 	case activity.Unknown:
-		last := s.lastOutputAt().UnixMilli()
+		last := s.display.lastOutputAt().UnixMilli()
 		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
 	}
 	return false

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/screen"
 	"github.com/sup-tmux/sup/supervisor/termreply"
 )
@@ -57,31 +56,6 @@ func (v *view) titleText() string {
 	return ""
 }
 
-// tap is the pump's tap for the running child: it never blocks (Feed copies
-// into a bounded queue and returns) — but for a cursor query when sup
-// answers the queries itself, which waits for the model to catch up.
-func (s *Session) tap(c *proc.Child, v *view) func([]byte) {
-	return func(p []byte) {
-		s.lastOutput.Store(time.Now().UnixNano())
-		s.outBytes.Add(int64(len(p)))
-		v.model.Feed(p)
-		if v.replies != nil {
-			s.answerQueries(c, v.replies.Feed(p))
-		}
-	}
-}
-
-// answerQueries writes sup's replies to the child's queries (DA1, DSR,
-// cursor position, OSC 10/11) when nobody else can: headless, detached or
-// piped, some agents wait for them (specs/detection.md, "Terminal queries
-// and replies"). Each is logged as sup's.
-func (s *Session) answerQueries(c *proc.Child, replies []termreply.Reply) {
-	for _, r := range replies {
-		s.log.Info("terminal_reply", "name", r.Name, "by", "sup")
-		go s.in.replyTo(c.Master(), r.Bytes)
-	}
-}
-
 // newReplies is the responder of a headless child: the cursor it reports
 // is the screen model's, once the model has read everything before the
 // query.
@@ -93,25 +67,77 @@ func newReplies(m *screen.Model) *termreply.Responder {
 	})
 }
 
-// showView makes v the screen `screen` and `state` report, retiring the
+// display is what the current (or last) child shows, and the output
+// clock: when a child last wrote and when sup last typed an answer. It is
+// lock-free (atomics): spawn shows each child's view, the pump's tap
+// stamps the output, and everyone reads.
+type display struct {
+	cur      atomic.Pointer[view]
+	lastOut  atomic.Int64 // unix ns of the child's last output (see lastOutputAt)
+	outBytes atomic.Int64 // bytes the children wrote in all (the loop guard's line-mode progress)
+	answered atomic.Int64 // unix ns of sup's last answer into a prompt (answeredAt)
+}
+
+// view is the current (or last) child's view; nil before the first.
+func (d *display) view() *view { return d.cur.Load() }
+
+// show makes v the screen `screen` and `state` report, retiring the
 // previous child's.
-func (s *Session) showView(v *view) {
-	if old := s.view.Swap(v); old != nil {
+func (d *display) show(v *view) {
+	if old := d.cur.Swap(v); old != nil {
 		old.model.Close()
 	}
 }
 
+// snapshot is the current (or last) child's screen; false before any ran.
+func (d *display) snapshot() (screen.Snapshot, bool) {
+	v := d.view()
+	if v == nil {
+		return screen.Snapshot{}, false
+	}
+	return v.model.Snapshot(), true
+}
+
+// text is the screen's text, "" before any child ran.
+func (d *display) text() string {
+	snap, _ := d.snapshot()
+	return snap.Text
+}
+
 // lineMode reports whether the current child's profile has no screen
 // rules (a shell, any plain program).
-func (s *Session) lineMode() bool {
-	v := s.view.Load()
+func (d *display) lineMode() bool {
+	v := d.view()
 	return v != nil && v.lineMode
+}
+
+// lookAgain makes the foreground rule and the screen look again, though
+// the screen may not change: a verdict the tracker set aside (a hook's
+// hold) is only applied when a look produces it again.
+func (d *display) lookAgain() {
+	if v := d.view(); v != nil {
+		v.idle()
+	}
+}
+
+// wrote stamps n bytes of output from the child.
+func (d *display) wrote(n int) {
+	d.lastOut.Store(time.Now().UnixNano())
+	d.outBytes.Add(int64(n))
 }
 
 // lastOutputAt is when the child last wrote output (the zero time: never).
 // Nanoseconds: a line-mode ack compares it with the Enter's own time.
-func (s *Session) lastOutputAt() time.Time {
-	if ns := s.lastOutput.Load(); ns != 0 {
+func (d *display) lastOutputAt() time.Time { return unixNano(d.lastOut.Load()) }
+
+// noteAnswer stamps an answer sup typed at at.
+func (d *display) noteAnswer(at time.Time) { d.answered.Store(at.UnixNano()) }
+
+// answeredAt is when sup last typed an answer (zero: never).
+func (d *display) answeredAt() time.Time { return unixNano(d.answered.Load()) }
+
+func unixNano(ns int64) time.Time {
+	if ns != 0 {
 		return time.Unix(0, ns)
 	}
 	return time.Time{}

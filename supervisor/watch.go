@@ -10,6 +10,7 @@ import (
 	"github.com/sup-tmux/sup/supervisor/foreground"
 	"github.com/sup-tmux/sup/supervisor/proc"
 	"github.com/sup-tmux/sup/supervisor/screen"
+	"github.com/sup-tmux/sup/supervisor/termreply"
 )
 
 const (
@@ -21,13 +22,28 @@ const (
 	frameRetry = 20 * time.Millisecond
 )
 
-// watchScreen classifies the child's screen each time the screen model has
+// watcher looks at one child for the session: its output (tap), its
+// screen or foreground process (screen) and its stall (stall), each in its
+// own goroutine until the child ends, and tells the session what it sees:
+// the activity tracker's signals through observe, the rest through the
+// agent facts' one-critical-section methods (setDraft, noteForeground,
+// unrecognized, stall) — it takes no lock of its own. spawn makes one per
+// child.
+type watcher struct {
+	s    *Session
+	c    *proc.Child
+	v    *view
+	pack *classify.Pack
+}
+
+// screen classifies the child's screen each time the screen model has
 // caught up with the output, until the child ends. needs_confirmation is
 // reported at once; ready only once the output has been quiet for the
 // debounce, because an agent between two bursts of output looks idle. A
 // profile without screen rules is read from its foreground process
 // instead (lineVerdict), looked at again while it works quietly.
-func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debounce, busyWindow time.Duration) {
+func (w *watcher) screen(debounce, busyWindow time.Duration) {
+	s, c, v, pack := w.s, w.c, w.v, w.pack
 	var last time.Time
 	// The first look comes without output: a child that prints nothing
 	// (a headless cat, a script waiting on input()) is read from its
@@ -58,14 +74,14 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 			if pack.HasRules() {
 				if snap := v.model.Snapshot(); !snap.InFrame {
 					if res = pack.Classify(snap); res.Matched {
-						at = s.noteScreen(res, pack, snap)
+						at = w.noteScreen(res, pack, snap)
 					}
 				}
 			}
 			if !res.Matched {
 				var again time.Duration
-				res, again = s.lineVerdict(c, busyWindow, &quietPoll)
-				at = s.noteScreen(res, nil, screen.Snapshot{})
+				res, again = w.lineVerdict(busyWindow, &quietPoll)
+				at = w.noteScreen(res, nil, screen.Snapshot{})
 				if again > 0 {
 					recheck.Reset(again)
 				}
@@ -77,11 +93,13 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 				continue
 			}
 			res = pack.Classify(snap)
-			at = s.noteScreen(res, pack, snap)
-			s.setDraft(res.Draft)
+			at = w.noteScreen(res, pack, snap)
+			if s.agent.setDraft(res.Draft) {
+				s.desk.Poke() // a deferred trigger may go now
+			}
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
-				if wait := s.modelLook(snap, classify.Salient(snap)); wait > 0 {
+				if wait := w.modelLook(snap, classify.Salient(snap)); wait > 0 {
 					recheck.Reset(wait)
 				}
 				continue
@@ -92,14 +110,14 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		}
 		if res.Activity == activity.Ready {
 			d := debounce
-			if s.activityNow() == activity.NeedsConfirmation {
+			if s.agent.state(time.Now()).Activity == activity.NeedsConfirmation {
 				// From a prompt the screen goes to ready when the prompt
 				// was declined; the ready between two bursts of a turn
 				// the debounce guards against cannot follow a dialog.
 				d = min(d, promptDebounce)
 			}
-			d = s.afterAnswer(d, s.lastOutputAt())
-			quiet := time.Since(s.lastOutputAt())
+			d = w.afterAnswer(d, s.display.lastOutputAt())
+			quiet := time.Since(s.display.lastOutputAt())
 			if quiet < d {
 				recheck.Reset(d - quiet)
 				continue
@@ -110,7 +128,7 @@ func (s *Session) watchScreen(c *proc.Child, v *view, pack *classify.Pack, debou
 		if !v.lineMode {
 			// After the rule's word is in: a dialog without a summary
 			// may ask the model for one (model.go).
-			if wait := s.modelSummary(snap, res.Activity); wait > 0 {
+			if wait := w.modelSummary(snap, res.Activity); wait > 0 {
 				recheck.Reset(wait)
 			}
 		}
@@ -126,18 +144,11 @@ const promptDebounce = 250 * time.Millisecond
 // output is the program's reaction to an answer sup typed (the dialog
 // clearing, the answer's echo): whether it waits again is due sooner
 // than after a burst of its own work (specs/detection.md, "Hook hold").
-func (s *Session) afterAnswer(wait time.Duration, lastOut time.Time) time.Duration {
-	if ans := s.answeredAt(); !ans.IsZero() && !lastOut.Before(ans) && lastOut.Sub(ans) < wait {
+func (w *watcher) afterAnswer(wait time.Duration, lastOut time.Time) time.Duration {
+	if ans := w.s.display.answeredAt(); !ans.IsZero() && !lastOut.Before(ans) && lastOut.Sub(ans) < wait {
 		return min(wait, promptDebounce)
 	}
 	return wait
-}
-
-// activityNow is the tracker's activity.
-func (s *Session) activityNow() activity.Activity {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.act.State(time.Now()).Activity
 }
 
 // How often a program that works without printing is looked at again: from
@@ -160,10 +171,11 @@ type lineLook struct {
 // foreground process group is not blocked reading the terminal, ready when
 // it is and the output is quiet. again is when to look next (0: not until
 // something happens).
-func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
+func (w *watcher) lineVerdict(busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
+	s, c := w.s, w.c
 	now := time.Now()
 	lastOut := time.Time{}
-	if at := s.lastOutputAt(); !at.Before(c.StartedAt()) {
+	if at := s.display.lastOutputAt(); !at.Before(c.StartedAt()) {
 		lastOut = at
 	}
 	facts, err := foreground.Sample(c.Master())
@@ -173,11 +185,9 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 	if busyWindow <= 0 {
 		busyWindow = foreground.DefaultBusyWindow
 	}
-	busyWindow = s.afterAnswer(busyWindow, lastOut)
+	busyWindow = w.afterAnswer(busyWindow, lastOut)
 	v := foreground.Decide(facts, lastOut, now, busyWindow)
-	s.mu.Lock()
-	s.lastForeground = lineLook{facts, v}
-	s.mu.Unlock()
+	s.agent.noteForeground(lineLook{facts, v})
 	res = classify.Result{Activity: activity.Ready, Reason: v.Reason, Rule: v.Rule, Matched: true}
 	switch {
 	case !v.Busy:
@@ -194,12 +204,128 @@ func (s *Session) lineVerdict(c *proc.Child, busyWindow time.Duration, poll *tim
 	return res, again
 }
 
-func (s *Session) setDraft(d string) {
-	s.mu.Lock()
-	changed := s.draft != d
-	s.draft = d
-	s.mu.Unlock()
+// tap is the pump's tap for the running child: it never blocks (Feed copies
+// into a bounded queue and returns) — but for a cursor query when sup
+// answers the queries itself, which waits for the model to catch up.
+func (w *watcher) tap() func([]byte) {
+	s, c, v := w.s, w.c, w.v
+	return func(p []byte) {
+		s.display.wrote(len(p))
+		v.model.Feed(p)
+		if v.replies != nil {
+			w.answerQueries(c, v.replies.Feed(p))
+		}
+	}
+}
+
+// answerQueries writes sup's replies to the child's queries (DA1, DSR,
+// cursor position, OSC 10/11) when nobody else can: headless, detached or
+// piped, some agents wait for them (specs/detection.md, "Terminal queries
+// and replies"). Each is logged as sup's.
+func (w *watcher) answerQueries(c *proc.Child, replies []termreply.Reply) {
+	s := w.s
+	for _, r := range replies {
+		s.log.Info("terminal_reply", "name", r.Name, "by", "sup")
+		go s.in.replyTo(c.Master(), r.Bytes)
+	}
+}
+
+// noteScreen records a classification of snap with the prompt tracker
+// and returns when it was made: a screen signal carries that time, so the
+// tracker's prompt and the screen's dialog begin at the same instant.
+func (w *watcher) noteScreen(res classify.Result, pack *classify.Pack, snap screen.Snapshot) time.Time {
+	now := time.Now()
+	var lines []string
+	if res.Matched && pack != nil && pack.HasRules() {
+		lines = pack.MatchedLines(snap, res.Rule)
+	}
+	v := screenVerdict{Rule: res.Rule, Activity: res.Activity, Lines: lines, At: now, Process: pack == nil || !pack.HasRules()}
+	v.Undrawn = res.Matched && !v.Process && pack.Announces(res.Rule)
+	if !res.Matched {
+		v.Activity = activity.Unknown
+	}
+	w.s.prompts.noteScreen(v)
+	return now
+}
+
+// modelLook is the watcher's call for a screen no rule read (model.go):
+// the fallback, with the cached reading standing in for it, and a
+// question to the model once the fallback has called the screen one. It returns when to look
+// again (0: no need).
+func (w *watcher) modelLook(snap screen.Snapshot, salient string) time.Duration {
+	s := w.s
+	hash, read := s.model.look(snap)
+	changed, wait, st := s.agent.unrecognized(time.Now(), s.display.lastOutputAt(), salient, read)
 	if changed {
-		s.desk.Poke() // a deferred trigger may go now
+		if st.Source == activity.SourceModel {
+			s.counts.inc(detectionCounter(st.Source.String()))
+		}
+		s.publishActivity(st)
+		s.desk.Poke()
+	}
+	if read == nil && st.Rule == activity.FallbackRule {
+		s.model.ask(hash, snap.Text, s.display.lookAgain)
+	}
+	return wait
+}
+
+// modelSummary asks for a summary of a dialog a rule knows and reads none
+// from (model.summaries), once the screen is as quiet as the fallback
+// wants. It returns when to look again (0: no need).
+func (w *watcher) modelSummary(snap screen.Snapshot, res activity.Activity) time.Duration {
+	s := w.s
+	if s.model == nil || !s.model.client.Config().Summaries || res != activity.NeedsConfirmation {
+		s.model.forget()
+		return 0
+	}
+	hash, _ := s.model.look(snap)
+	st := s.agent.state(time.Now())
+	if st.Summary != "" || st.Activity != activity.NeedsConfirmation {
+		return 0
+	}
+	after := s.Plan().Profile.UnknownAfter
+	if after <= 0 {
+		after = activity.DefaultUnknownAfter
+	}
+	if quiet := time.Since(s.display.lastOutputAt()); quiet < after {
+		return after - quiet
+	}
+	s.model.ask(hash, snap.Text, s.display.lookAgain)
+	return 0
+}
+
+// stallPoll is how often the stall watch looks at the screen: a twentieth
+// of stall_after, within these bounds (a snapshot costs ~0.1 ms).
+const (
+	stallPollMin = 100 * time.Millisecond
+	stallPollMax = 5 * time.Second
+)
+
+// stall looks at c's screen until c ends: a change outside the
+// profile's status lines is progress; a busy session with none (and no
+// hook) for after is stalled. Profiles without a pack (a shell) have no
+// status lines to tell a spinner from work, and are not watched.
+func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
+	s, c, v := w.s, w.c, w.v
+	if after <= 0 || v.lineMode {
+		return
+	}
+	tick := time.NewTicker(min(max(after/20, stallPollMin), stallPollMax))
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.Done():
+			return
+		case <-tick.C:
+		}
+		snap := v.model.Snapshot()
+		if snap.InFrame {
+			continue // half a frame is no change
+		}
+		fp, line := status.Fingerprint(snap.Text)
+		if changed, st := s.agent.stall(time.Now(), after, fp, line); changed {
+			s.publishActivity(st)
+			s.desk.Poke()
+		}
 	}
 }
