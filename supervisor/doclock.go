@@ -3,8 +3,6 @@
 package supervisor
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"golang.org/x/sys/unix"
 )
-
-// DocLockDir is the directory, under the runtime dir, of the per-document
-// locks: one supervisor per document (specs/supervisor.md, "One supervisor
-// per document").
-const DocLockDir = "docs"
 
 // DocHolder is what the supervisor holding a document's lock writes into
 // the lock file, so that a second `sup start` can name it.
@@ -45,13 +39,6 @@ func (e *DuplicateError) Error() string {
 		h.Document, h.SessionID, h.Name, pane, h.SupPID, h.SessionID)
 }
 
-// docLockPath is the lock file of document: a hash, since a path can be
-// longer than a file name and holds slashes.
-func docLockPath(runtimeDir, document string) string {
-	sum := sha256.Sum256([]byte(document))
-	return filepath.Join(runtimeDir, DocLockDir, hex.EncodeToString(sum[:12])+".lock")
-}
-
 // claimDocument takes document's lock for the life of this process and
 // writes h into it. The lock is an flock: the kernel drops it when the
 // supervisor dies however it dies (kill -9 included), so a crashed
@@ -61,7 +48,7 @@ func docLockPath(runtimeDir, document string) string {
 // it (and removes the file while still holding the lock, so a waiting
 // reader never reads a stale holder).
 func claimDocument(runtimeDir string, h DocHolder) (release func(), err error) {
-	path := docLockPath(runtimeDir, h.Document)
+	path := paths.DocLock(runtimeDir, h.Document) // one supervisor per document (specs/supervisor.md)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("document lock: %w", err)
 	}

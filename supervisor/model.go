@@ -5,11 +5,11 @@ package supervisor
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/modelread"
@@ -69,7 +69,7 @@ func newModelReader(pl *plan.Plan, environ []string, log *slog.Logger, counts *c
 			log.Info("model_reader", "endpoint", c.URL(), "model", cfg.Name, "budget_per_hour", cfg.Budget,
 				"timeout", cfg.Timeout.String(), "examples", len(pl.Profile.ModelExamples))
 			return &modelReader{client: c, examples: pl.Profile.ModelExamples, log: log, counts: counts,
-				budget: modelread.FileBudget{Path: filepath.Join(ipc.RuntimeDir(plan.LookupIn(environ)), "model-budget"), Max: cfg.Budget},
+				budget: modelread.FileBudget{Path: paths.ModelBudget(ipc.RuntimeDir(plan.LookupIn(environ))), Max: cfg.Budget},
 				rule:   "model:" + cfg.Name, cache: modelread.NewCache(modelCacheSize), pending: map[string]bool{}}
 		}
 	}

@@ -57,9 +57,9 @@ func (r stormResult) p(q float64) time.Duration {
 // scrapeStorm starts three real supervisors and `sup metrics --listen`,
 // has stormScrapers clients (testdata/scrapestorm, a process of its own)
 // scrape it back to back, and meanwhile lets run fire hook frames
-// (UserPromptSubmit, as `sup hook` sends them, within its budget)
+// (UserPromptSubmit, as `sup hook` sends them, each with budget)
 // round-robin at the supervisors, one after another.
-func scrapeStorm(tb testing.TB, run func(fire func())) stormResult {
+func scrapeStorm(tb testing.TB, budget time.Duration, run func(fire func())) stormResult {
 	f := testutil.NewRig(tb, "")
 	names := []string{"alpha", "beta", "gamma"}
 	socks := make([]string, len(names))
@@ -73,7 +73,7 @@ func scrapeStorm(tb testing.TB, run func(fire func())) stormResult {
 			tb.Fatal(err)
 		}
 		start := time.Now()
-		deadline := start.Add(hookBudget - 10*time.Millisecond) // as forwardHook
+		deadline := start.Add(budget)
 		c, err := ipc.Dial(sock, time.Until(deadline))
 		if err != nil {
 			return time.Since(start), err
@@ -174,17 +174,20 @@ func procStatusBytes(tb testing.TB, pid int, field string) int64 {
 // and sup metrics stays under stormRSSBound. Latency is a benchmark's
 // business (BenchmarkMetricsScrapeStorm).
 func TestMetricsScrapeStormHooksLand(t *testing.T) {
-	r := scrapeStorm(t, func(fire func()) {
+	// A second per hook, not sup hook's 80 ms: this test asks whether the
+	// storm starves the supervisors' slots (before issue 20 it refused 45 %
+	// of the hooks outright); whether each lands within the budget is a
+	// latency, the benchmark's figure — under -race with the whole suite
+	// on two cores the test process itself is not scheduled for 80 ms at
+	// times (149 of 150 in budget once).
+	r := scrapeStorm(t, time.Second, func(fire func()) {
 		for range 150 {
 			fire()
 		}
 	})
 	t.Logf("%d/%d hooks landed, p50 %v p99 %v max %v; %d scrapes (%d failed) in %v; sup metrics RSS %d MB → peak %d MB",
 		r.landed, r.hooks, r.p(0.5), r.p(0.99), r.p(1), r.scrapes, r.scrapeErrors, r.took, r.rssBefore>>20, r.rssPeak>>20)
-	// Every hook reaches its supervisor. How many were answered within
-	// sup hook's 80 ms budget is a latency, the benchmark's figure (100 %
-	// on a quiet machine): under -race with the whole suite on two cores
-	// one in 150 took 97 ms.
+	// Every hook reaches its supervisor.
 	if r.counted != int64(r.hooks) {
 		t.Errorf("%d of %d hooks counted by the supervisors (%d answered in budget): want all", r.counted, r.hooks, r.landed)
 	}
@@ -202,7 +205,7 @@ func TestMetricsScrapeStormHooksLand(t *testing.T) {
 //
 //	go test ./cmd/sup -run '^$' -bench MetricsScrapeStorm -benchtime 300x
 func BenchmarkMetricsScrapeStorm(b *testing.B) {
-	r := scrapeStorm(b, func(fire func()) {
+	r := scrapeStorm(b, hookBudget-10*time.Millisecond, func(fire func()) { // as forwardHook
 		for b.Loop() {
 			fire()
 		}
