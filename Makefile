@@ -57,7 +57,7 @@ fuzz:
 	$(call fuzzrun,FuzzReadFrame,./ipc/,300000x)
 	$(call fuzzrun,FuzzDecodeRequest,./ipc/,300000x)
 	$(call fuzzrun,FuzzSanitize,./supervisor/trigger/,500000x)
-	$(call fuzzrun,FuzzFrontmatter,./supervisor/plan/,150000x)
+	$(call fuzzrun,FuzzFrontmatter,./internal/plan/,150000x)
 	$(call fuzzrun,FuzzClassify,./supervisor/,8000x)
 	$(call fuzzrun,FuzzWrite,./supervisor/screen/,1500x)
 	$(call fuzzrun,FuzzTokenize,./supervisor/paneinput/,200000x)
@@ -77,8 +77,8 @@ lint:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	GOOS=freebsd $(GO) vet ./...
-	GOOS=darwin $(GO) build ./ipc ./supervisor/plan ./supervisor/store ./internal/paths ./internal/atomicfile
-	GOOS=freebsd $(GO) build ./ipc ./supervisor/plan ./supervisor/store ./internal/paths ./internal/atomicfile
+	GOOS=darwin $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile
+	GOOS=freebsd $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile
 
 # The benchmark report (specs/performance.md): every figure beside its
 # baseline and goal, printed and written to bench/results.json. About 2-4

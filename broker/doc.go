@@ -38,7 +38,7 @@
 //     detached to refresh the status line's host caches.
 //
 // It keeps no state of its own: every fact lives in a supervisor or in the
-// files of supervisor/store, so nothing is lost when no broker runs. It
+// files of internal/store, so nothing is lost when no broker runs. It
 // imports the plan and the store but none of the supervisor's runtime
 // (pty, screen, classifier, process code): `go list -deps ./broker` shows
 // none of them (specs/broker.md, specs/supervisor.md "Layout").

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/testutil"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // routeProfile is a user profile running fakeagent as an agent that acks

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // The fleet's default bounds (NewFleet).

@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/shellquote"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // RouteQuery names the session a trigger is for; empty fields match

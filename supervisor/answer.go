@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // The session's side of the `answer` method (specs/ipc.md): the desk

@@ -10,10 +10,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // api answers the control socket's methods (specs/ipc.md; hello and

@@ -31,13 +31,15 @@
 //     the trigger desk's port (trigger.go; answers in answer.go), the
 //     notifier (notifier.go), the model reader (model.go), the queue file
 //     (queuefile.go), the registry (registry.go) and the socket's watch.
-//   - supervisor/plan: resolving a run; pure.
-//   - supervisor/store: the files on disk (dirs, sessions.json, the audit
-//     trail, queue files).
+//   - internal/plan (outside supervisor/: the broker and the CLI use it
+//     too): resolving a run; pure.
+//   - internal/store (likewise): the files on disk (sessions.json, the
+//     audit trail, queue files, session logs); their names are
+//     internal/paths'.
 //   - supervisor/proc: the child, its pty and pump, the process family and
 //     the guard.
 //   - supervisor/desk: the trigger desk (queue, gates, delivery, acks,
-//     idempotency), behind the narrow desk.Session interface (trigger.go
+//     idempotency), behind the narrow desk.Port interface (trigger.go
 //     is the session's side).
 //   - supervisor/activity, classify, screen, trigger, notify: pure leaves —
 //     the activity tracker, the classifier packs, the terminal model, the

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/screen"
 )
 

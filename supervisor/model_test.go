@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/fakemodel"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // TestModelReaderBudget: 100 distinct unknown screens make at most the

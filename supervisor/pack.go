@@ -5,8 +5,8 @@ package supervisor
 import (
 	"fmt"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/classify"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // CompilePack compiles a profile's classify: section into its classifier

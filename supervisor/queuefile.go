@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // queueFile is where the session publishes its queue facts for `sup

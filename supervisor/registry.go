@@ -3,8 +3,8 @@
 package supervisor
 
 import (
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 )
 
 // record notes this session in the registry, in the background: a slow

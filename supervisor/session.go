@@ -13,14 +13,14 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
-	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/proc"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Lifecycle values of `state`.

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // The in-process rig: a real Session and its trigger desk running the

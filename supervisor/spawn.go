@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
-	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/proc"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/classify"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // TestUnitStatusLinesOnCorpus: each agent profile's status_lines (the

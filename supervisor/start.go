@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/sup-tmux/sup/supervisor/proc"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Version is sup's version, reported by hello.

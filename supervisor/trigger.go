@@ -21,7 +21,7 @@ import (
 // router) and holds no lock when it returns; the desk calls none of them
 // while it holds its own lock.
 
-// deskPort is the session as the trigger desk sees it (desk.Session).
+// deskPort is the session as the trigger desk sees it (desk.Port).
 type deskPort struct{ s *Session }
 
 // Gates: the operator is busy while typing (the quiet window) or while a

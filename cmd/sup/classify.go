@@ -10,12 +10,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/safetext"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 

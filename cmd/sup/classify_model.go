@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // classifyModel runs the model reader's request on a rendered screen, as a

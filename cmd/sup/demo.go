@@ -16,7 +16,7 @@ import (
 	"github.com/sup-tmux/sup/cmd/sup/internal/demo"
 	"github.com/sup-tmux/sup/cmd/sup/internal/tmuxkeys"
 	"github.com/sup-tmux/sup/internal/paths"
-	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/internal/store"
 )
 
 func demoCommand() *cli.Command {

@@ -5,8 +5,8 @@ package main
 import (
 	"os"
 
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/urfave/cli/v3"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor"
-	"github.com/sup-tmux/sup/supervisor/plan"
 	"github.com/urfave/cli/v3"
 )
 

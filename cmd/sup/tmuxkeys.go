@@ -12,7 +12,7 @@ import (
 	"github.com/sup-tmux/sup/cmd/sup/internal/doctor"
 	"github.com/sup-tmux/sup/cmd/sup/internal/tmuxkeys"
 	"github.com/sup-tmux/sup/internal/shellquote"
-	"github.com/sup-tmux/sup/supervisor/store"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/urfave/cli/v3"
 )
 

@@ -48,7 +48,7 @@ func loadCorpus(t testing.TB) []corpusEntry {
 // tests cover that path).
 func builtinPack(t testing.TB, name string) *classify.Pack {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "plan", "profiles", name+".yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "plan", "profiles", name+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

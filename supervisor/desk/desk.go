@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
@@ -20,7 +20,7 @@ const defaultThread = "default"
 type Desk struct {
 	cfg   trigger.Config
 	audit *store.Audit
-	sess  Session
+	sess  Port
 	log   *slog.Logger
 	kick  chan struct{} // something a waiting trigger may wait for changed
 
@@ -71,7 +71,7 @@ type job struct {
 
 // New returns the desk of sess: cfg's zero fields take their defaults,
 // outcomes go to audit, and the desk logs to log.
-func New(cfg trigger.Config, audit *store.Audit, sess Session, log *slog.Logger) *Desk {
+func New(cfg trigger.Config, audit *store.Audit, sess Port, log *slog.Logger) *Desk {
 	cfg = cfg.WithDefaults()
 	return &Desk{
 		cfg: cfg, audit: audit, sess: sess, log: log, kick: make(chan struct{}, 1),

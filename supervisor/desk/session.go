@@ -9,10 +9,10 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// Session is what the desk needs from the session it delivers to. Every
+// Port is what the desk needs from the session it delivers to. Every
 // method takes the session's own locks as it needs them; the desk calls
 // none of them while it holds its own.
-type Session interface {
+type Port interface {
 	// Gates is the session's state as a waiting trigger sees it.
 	Gates(now time.Time) Gates
 	// Progress is the loop guard's token for the agent's state: it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sup-tmux/sup/supervisor/plan"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/question"
 )
 

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // Severity ranks a finding.

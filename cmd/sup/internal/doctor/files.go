@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor"
-	"github.com/sup-tmux/sup/supervisor/plan"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 // checkConfig loads config.yaml and every user profile with sup's own

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // modelTestScreen is what the test call sends: a question any model reads,

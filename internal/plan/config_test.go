@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/notify"
-	"github.com/sup-tmux/sup/supervisor/store"
 )
 
 func unitWriteConfig(t *testing.T, content string) (configDir, path string) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/classify"
-	"github.com/sup-tmux/sup/supervisor/plan"
 )
 
 // The built-in answer keys, and the options each reads from a recorded

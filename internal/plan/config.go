@@ -12,9 +12,9 @@ import (
 
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 	"github.com/sup-tmux/sup/supervisor/notify"
-	"github.com/sup-tmux/sup/supervisor/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
