@@ -10,7 +10,7 @@
 // (specs/triggers.md). The policy itself — sanitising, envelopes, gates,
 // timeouts, the loop guard — is the pure package supervisor/trigger.
 //
-// The desk talks to its session only through the Session interface: the
+// The desk talks to its session only through the Port interface: the
 // gates, the running child, a write under the session's input lock, the
 // screen, bringing a stopped child back, and publishing events.
 //
