@@ -133,34 +133,34 @@ func supPath(flag string) (string, error) {
 // printPlan tells what install did (written) or would do (dryRun).
 func printPlan(w io.Writer, p *hooks.Plan, written []hooks.Written, dryRun bool) {
 	if p.Installed() {
-		fmt.Fprintf(w, "%s: already installed in %s\n", p.Target, strings.Join(p.Current, ", "))
+		fprintf(w, "%s: already installed in %s\n", p.Target, strings.Join(p.Current, ", "))
 		return
 	}
 	verb := "installed"
 	if dryRun {
 		verb = "dry run, nothing written; would install"
 	}
-	fmt.Fprintf(w, "%s: %s sup's hooks\n", p.Target, verb)
+	fprintf(w, "%s: %s sup's hooks\n", p.Target, verb)
 	for i, c := range p.Changes {
 		switch {
 		case dryRun:
-			fmt.Fprintf(w, "  %s: would %s\n", c.Path, c.Summary)
+			fprintf(w, "  %s: would %s\n", c.Path, c.Summary)
 		case i < len(written):
 			backup := "new file"
 			if written[i].Backup != "" {
 				backup = "backup " + written[i].Backup
 			}
-			fmt.Fprintf(w, "  %s: %s (%s)\n", c.Path, c.Summary, backup)
+			fprintf(w, "  %s: %s (%s)\n", c.Path, c.Summary, backup)
 		default:
-			fmt.Fprintf(w, "  %s: NOT written\n", c.Path)
+			fprintf(w, "  %s: NOT written\n", c.Path)
 		}
 	}
 	for _, path := range p.Current {
-		fmt.Fprintf(w, "  %s: already installed\n", path)
+		fprintf(w, "  %s: already installed\n", path)
 	}
-	fmt.Fprintf(w, "  hooks run: %s\n", p.Command)
+	fprintf(w, "  hooks run: %s\n", p.Command)
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fprintf(w, "note: %s\n", n)
 	}
 }
 
@@ -214,7 +214,7 @@ func printStatus(w io.Writer, st []hooks.FileStatus) {
 		if s.Problem != "" {
 			detail = append(detail, strings.TrimPrefix(s.Problem, s.Path+":"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Agent, s.Scope, strings.ReplaceAll(string(s.State), "_", " "), s.Path, strings.Join(detail, "; "))
+		fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Agent, s.Scope, strings.ReplaceAll(string(s.State), "_", " "), s.Path, strings.Join(detail, "; "))
 	}
 	tw.Flush()
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/sup-tmux/sup/broker"
@@ -70,10 +69,10 @@ func serveMetrics(ctx context.Context, addr string, allowRemote bool) error {
 		return err
 	}
 	if !loopback {
-		fmt.Fprintf(os.Stderr, "sup: warning: serving every session's state to other hosts on %s, without authentication\n", addr)
+		errf("sup: warning: serving every session's state to other hosts on %s, without authentication\n", addr)
 	}
 	for _, u := range l.URLs() {
-		fmt.Fprintf(os.Stderr, "sup: serving %s\n", u)
+		errf("sup: serving %s\n", u)
 	}
 	return l.Serve(ctx, exposition)
 }

@@ -49,10 +49,10 @@ func tmuxKeysCommand() *cli.Command {
 				return err
 			}
 			if in.Added == "" {
-				fmt.Printf("wrote %s; %s already sources it\n", in.Keys, in.Conf)
+				outf("wrote %s; %s already sources it\n", in.Keys, in.Conf)
 				return nil
 			}
-			fmt.Printf("wrote %s and added to %s:\n  %s\nreload with: tmux source-file %s\n", in.Keys, in.Conf, in.Added, in.Conf)
+			outf("wrote %s and added to %s:\n  %s\nreload with: tmux source-file %s\n", in.Keys, in.Conf, in.Added, in.Conf)
 			return nil
 		},
 	}

@@ -80,7 +80,7 @@ func cancelWaiting(ctx context.Context, s broker.Listing, p ipc.TriggerParams, s
 		select {
 		case a := <-done:
 			if a.err == nil {
-				fmt.Fprintf(os.Stderr, "sup: trigger %s finished before the cancel: %s\n", p.TriggerID, a.r.Result)
+				errf("sup: trigger %s finished before the cancel: %s\n", p.TriggerID, a.r.Result)
 				return exitError{exitTriggerCancelled}
 			}
 		case <-time.After(time.Second):
@@ -92,9 +92,9 @@ func cancelWaiting(ctx context.Context, s broker.Listing, p ipc.TriggerParams, s
 		return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
 	}
 	if r.Cancelled {
-		fmt.Fprintf(os.Stderr, "sup: cancelled trigger %s to %s: nothing was typed into the agent (the audit records it as cancelled)\n", p.TriggerID, s.State.Name)
+		errf("sup: cancelled trigger %s to %s: nothing was typed into the agent (the audit records it as cancelled)\n", p.TriggerID, s.State.Name)
 	} else {
-		fmt.Fprintf(os.Stderr, "sup: trigger %s to %s was not cancelled: %s\n", p.TriggerID, s.State.Name, r.Message)
+		errf("sup: trigger %s to %s was not cancelled: %s\n", p.TriggerID, s.State.Name, r.Message)
 	}
 	return exitError{exitTriggerCancelled}
 }
@@ -111,11 +111,11 @@ func showProgress(ctx context.Context, w io.Writer, s broker.Listing, id string)
 		switch ev.Data["state"] {
 		case "deferred":
 			deferred = true
-			fmt.Fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
+			fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
 				id, s.State.Name, ev.Data["message"], ev.Data["error_code"], msTime(ev.Data["gives_up_at"]))
 		case "written":
 			if deferred {
-				fmt.Fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
+				fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
 			}
 		}
 	})
@@ -150,7 +150,7 @@ func printPending(w io.Writer, r ipc.PendingTriggers) {
 		if t.Message != "" {
 			why = t.Message
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.TriggerID, t.ThreadID, t.State,
+		fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.TriggerID, t.ThreadID, t.State,
 			time.UnixMilli(t.QueuedAt).Format(time.TimeOnly), why, cmp.Or(t.Requester, "-"), strconv.Quote(t.PromptHead))
 	}
 	tw.Flush()
@@ -182,7 +182,7 @@ func cancelCommand() *cli.Command {
 				if !r.Cancelled {
 					return fmt.Errorf("cancel: trigger %s of %s: %s", id, s.State.Name, r.Message)
 				}
-				fmt.Printf("cancelled trigger %s of %s: nothing was typed\n", id, s.State.Name)
+				outf("cancelled trigger %s of %s: nothing was typed\n", id, s.State.Name)
 				return nil
 			})
 		},

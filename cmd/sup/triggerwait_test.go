@@ -11,6 +11,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -85,5 +86,23 @@ func TestPrintSessionsCells(t *testing.T) {
 	_ = printSessions(&b, ss[:1], time.Now())
 	if !strings.HasSuffix(strings.TrimSpace(b.String()), " %2") {
 		t.Errorf("one server:\n%s", b.String())
+	}
+}
+
+// TestPrintPendingHostile: `sup pending` prints what other clients and the
+// agent wrote (a requester, a thread id, a deferral's message that may
+// quote the agent's question): every cell goes through the sanitiser.
+func TestPrintPendingHostile(t *testing.T) {
+	for _, h := range testutil.Hostile {
+		var buf bytes.Buffer
+		printPending(&buf, ipc.PendingTriggers{Triggers: []ipc.PendingTrigger{{
+			TriggerID: "t1", ThreadID: h.Text, Requester: h.Text, State: "deferred", Message: h.Text, PromptHead: h.Text,
+		}}})
+		if raw := testutil.RawControl(buf.String()); raw != "" {
+			t.Errorf("%s: a raw control reached the terminal: %q", h.Name, raw)
+		}
+		if n := strings.Count(buf.String(), "\n"); n != 2 {
+			t.Errorf("%s: %d lines, want the header and one row:\n%s", h.Name, n, buf.String())
+		}
 	}
 }
