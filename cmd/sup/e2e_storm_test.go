@@ -68,20 +68,8 @@ func scrapeStorm(tb testing.TB, budget time.Duration, run func(fire func())) sto
 		socks[i] = f.Socket(n)
 	}
 	fire := func(sock, payload string) (time.Duration, error) {
-		p, err := hooks.Parse("claude", []byte(payload))
-		if err != nil {
-			tb.Fatal(err)
-		}
 		start := time.Now()
-		deadline := start.Add(budget)
-		c, err := ipc.Dial(sock, time.Until(deadline))
-		if err != nil {
-			return time.Since(start), err
-		}
-		defer c.Close()
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		defer cancel()
-		err = c.Call(ctx, ipc.MethodHook, p, nil)
+		err := hooks.Forward(context.Background(), "claude", sock, []byte(payload), start.Add(budget)) // as sup hook
 		return time.Since(start), err
 	}
 	for _, s := range socks {

@@ -52,17 +52,6 @@ func forwardHook(ctx context.Context, agent string, args []string) {
 		}
 		data = b
 	}
-	p, err := hooks.Parse(agent, data)
-	if err != nil {
-		return
-	}
-	deadline := time.Now().Add(hookBudget - 10*time.Millisecond)
-	c, err := ipc.Dial(sock, time.Until(deadline))
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	c.Call(ctx, ipc.MethodHook, p, nil) // Best effort: sup may be gone or busy.
+	// Best effort: sup may be gone or busy; the agent's turn goes on.
+	_ = hooks.Forward(ctx, agent, sock, data, time.Now().Add(hookBudget-10*time.Millisecond))
 }
