@@ -5,7 +5,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,31 +64,25 @@ type triggerAnswer struct {
 // cancelWaiting takes the trigger back after sig and says what became of
 // it; the error it returns is the exit status.
 func cancelWaiting(ctx context.Context, s broker.Listing, p ipc.TriggerParams, sig os.Signal, done <-chan triggerAnswer) error {
-	cc, err := ipc.Dial(s.Socket, broker.DialTimeout)
-	if err != nil {
-		return fmt.Errorf("trigger %s: %v: could not reach %s to cancel it (it may still be typed): %w", p.TriggerID, sig, s.State.Name, err)
-	}
-	defer cc.Close()
-	var r ipc.CancelTriggerResult
-	err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}, &r)
-	var ie *ipc.Error
-	switch {
-	case errors.As(err, &ie) && ie.Code == ipc.CodeTargetNotFound:
+	cp := ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester + " (" + sig.String() + ")"}
+	r, finished, err := broker.CancelTrigger(ctx, s, cp, func() bool {
 		// The request had not reached the session yet: wait for its
 		// answer briefly, then cancel what it queued.
 		select {
 		case a := <-done:
 			if a.err == nil {
 				errf("sup: trigger %s finished before the cancel: %s\n", p.TriggerID, a.r.Result)
-				return exitError{exitTriggerCancelled}
+				return true
 			}
 		case <-time.After(time.Second):
 		}
-		if err = broker.Call(ctx, cc, ipc.MethodCancelTrigger, ipc.CancelTriggerParams{TriggerID: p.TriggerID, Requester: p.Requester}, &r); err != nil {
-			return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
-		}
+		return false
+	})
+	switch {
 	case err != nil:
-		return fmt.Errorf("trigger %s: cancel: %w", p.TriggerID, err)
+		return fmt.Errorf("trigger %s: %v: %w", p.TriggerID, sig, err)
+	case finished:
+		return exitError{exitTriggerCancelled}
 	}
 	if r.Cancelled {
 		errf("sup: cancelled trigger %s to %s: nothing was typed into the agent (the audit records it as cancelled)\n", p.TriggerID, s.State.Name)
