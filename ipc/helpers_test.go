@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -184,3 +185,24 @@ func helloRaw(t testing.TB, c net.Conn, id uint64) {
 }
 
 var _ = io.EOF
+
+// waitIdle waits until the server has marked n admitted connections idle
+// (waiting for their next request). A test on a fake clock calls it before
+// advancing the clock: the server marks a connection idle after it has
+// sent the reply the client already read, so without the wait a loaded
+// machine dates the idleness after the advance and the eviction order
+// the test expects is a race.
+func waitIdle(t testing.TB, ts *testServer, n int) {
+	t.Helper()
+	testutil.WaitUntil(t, 10*time.Second, fmt.Sprintf("%d idle connections", n), func() bool {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		idle := 0
+		for c := range ts.conns {
+			if c.admitted && !c.idleSince.IsZero() {
+				idle++
+			}
+		}
+		return idle >= n
+	})
+}

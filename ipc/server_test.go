@@ -494,8 +494,10 @@ func TestFullSlotsEvictOldestIdle(t *testing.T) {
 	})
 	oldest, newer := dialRaw(t, ts.path), dialRaw(t, ts.path)
 	helloRaw(t, oldest, 1)
+	waitIdle(t, ts, 1)
 	clock.Advance(500 * time.Millisecond) // idle, but not for EvictIdleAfter (1 s)
 	helloRaw(t, newer, 1)
+	waitIdle(t, ts, 2)
 	busy := dialRaw(t, ts.path)
 	writeAll(t, busy, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 7, "method": "slow"})))
 	sub := dialClient(t, ts.path)
@@ -598,10 +600,11 @@ func TestHogEvictedForOthers(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_000_000, 0)} // 16 ms in all: nothing idle for 1 s
 	ts := startServer(t, ServerConfig{MaxConns: 16, Now: clock.Now}, testHandlers)
 	var held []net.Conn
-	for range 16 {
+	for i := range 16 {
 		c := dialRaw(t, ts.path)
 		helloRaw(t, c, 1)
 		held = append(held, c)
+		waitIdle(t, ts, i+1)
 		clock.Advance(time.Millisecond)
 	}
 	out, err := exec.Command(peer, ts.path).CombinedOutput()

@@ -139,7 +139,7 @@ func StartGemini(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 func (a *Agent) WaitGeminiReady() {
 	a.T.Helper()
 	var since time.Time
-	testutil.WaitUntil(a.T, ScreenTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
+	testutil.WaitUntil(a.T, 2*ScreenTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
 		s := a.Screen()
 		if !strings.Contains(s, GeminiPrompt) || strings.Contains(s, geminiInitializing) {
 			since = time.Time{}
