@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sup-tmux/sup/internal/atomicfile"
@@ -111,7 +112,11 @@ func (l *MetricsListener) URLs() []string {
 func (l *MetricsListener) Serve(ctx context.Context, collect func(context.Context) ([]byte, error)) error {
 	shared := &metricserve.Shared{TTL: MetricsTTL, Timeout: MetricsCollectTimeout, Collect: collect}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", metricserve.Handler(shared, "text/plain; version=0.0.4; charset=utf-8"))
+	var h http.Handler = metricserve.Handler(shared, "text/plain; version=0.0.4; charset=utf-8")
+	if loopback, _ := loopbackAddr(l.addr); loopback {
+		h = loopbackHostOnly(h)
+	}
+	mux.Handle("/metrics", h)
 	srv := metricserve.NewServer(mux, MetricsCollectTimeout+5*time.Second,
 		slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn))
 	if err := metricserve.Serve(ctx, srv, l.lns); err != nil {
@@ -140,4 +145,25 @@ func loopbackAddr(addr string) (bool, error) {
 		return false, nil
 	}
 	return ip.IsLoopback(), nil
+}
+
+// loopbackHostOnly refuses a request whose Host header does not name this
+// host's loopback (localhost or a loopback IP, any port). A server on a
+// loopback address is for this host's scrapers; a web page the operator
+// opens can still reach it by DNS rebinding (a name of the attacker's that
+// resolves to 127.0.0.1), and its requests carry that name as Host — the
+// sessions' names, workspaces and states must not go to it.
+func loopbackHostOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		ip := net.ParseIP(strings.Trim(host, "[]"))
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, fmt.Sprintf("metrics: Host %q is not this host's loopback (localhost, 127.0.0.1 or [::1]); a server on a loopback address answers only those (DNS rebinding)", r.Host), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -5,6 +5,9 @@ package broker
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +67,27 @@ func TestWriteTextfile(t *testing.T) {
 	err = WriteTextfile(t.Context(), filepath.Join(dir, "no", "sup.prom"), body("x"))
 	if err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing dir: err %v", err)
+	}
+}
+
+// A loopback server answers only requests naming a loopback host: a web
+// page that rebinds its own name to 127.0.0.1 gets 403, not the sessions.
+func TestMetricsLoopbackHostOnly(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "sessions") })
+	h := loopbackHostOnly(ok)
+	for host, want := range map[string]int{
+		"127.0.0.1:9464": 200, "localhost:9464": 200, "[::1]:9464": 200, "localhost": 200, "127.0.0.2": 200,
+		"evil.example:9464": 403, "evil.example": 403, "10.0.0.1:9464": 403, "": 403, "127.0.0.1.evil.example": 403,
+	} {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("Host %q: %d, want %d", host, w.Code, want)
+		}
+		if want == 403 && strings.Contains(w.Body.String(), "sessions") {
+			t.Errorf("Host %q: the body reached a foreign host", host)
+		}
 	}
 }
