@@ -218,3 +218,24 @@ func TestAgentVersionFromNPMPackage(t *testing.T) {
 		t.Errorf("hooks finding %+v", f)
 	}
 }
+
+// TestForeignSocket: a live socket in your runtime dir that belongs to
+// another uid is no session of yours (every verb refuses it): doctor says
+// so and whose it is, and does not count it as live.
+func TestForeignSocket(t *testing.T) {
+	if os.Getuid() != 0 {
+		testutil.Missing(t, "root, to give a socket to another uid")
+	}
+	e := newEnv(t)
+	sv := ipctest.Serve(t, e.rt, ipc.State{SessionID: "444444444444", Name: "impostor"})
+	if err := os.Chown(sv.Socket, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	fs := e.run(t, false)
+	if f := find(fs, "socket", "belongs to uid 65534"); f == nil || f.Severity != Problem || f.Fixable {
+		t.Errorf("foreign socket finding %+v, want a problem naming uid 65534, not fixed by --fix", f)
+	}
+	if f := find(fs, "socket", "0 live sessions"); f == nil {
+		t.Errorf("the foreign socket counted as a live session: %+v", fs)
+	}
+}
