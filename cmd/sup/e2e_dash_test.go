@@ -27,12 +27,13 @@ func TestDashE2E(t *testing.T) {
 	if _, err := f.Tmux.Run("select-window", "-t", dash); err != nil {
 		t.Fatal(err)
 	}
-	screen := f.Tmux.WaitFor(t, dash, "charlie", 10*time.Second)
-	for _, n := range []string{"alpha", "bravo"} {
-		if testutil.ScreenRow(screen, n) == "" {
-			t.Fatalf("no row for %s:\n%s", n, screen)
-		}
-	}
+	// Every row, each as its supervisor publishes it (under the suite's
+	// load a row may come a moment after the others).
+	var screen string
+	testutil.WaitUntil(t, 10*time.Second, "a row for each of alpha, bravo and charlie", func() bool {
+		screen = f.Tmux.Capture(dash)
+		return testutil.ScreenRow(screen, "alpha") != "" && testutil.ScreenRow(screen, "bravo") != "" && testutil.ScreenRow(screen, "charlie") != ""
+	})
 	before := testutil.ScreenRow(screen, "bravo")
 
 	bravo := f.Socket("bravo")
