@@ -133,18 +133,18 @@ func loopbackAddr(addr string) (bool, error) {
 	if err != nil || port == "" {
 		return false, fmt.Errorf("metrics: --listen %q is not HOST:PORT (e.g. 127.0.0.1:9464, [::1]:9464 or localhost:0 for any free port)", addr)
 	}
+	return loopbackHost(host), nil
+}
+
+// loopbackHost reports whether host (no port; an IPv6 literal with or
+// without brackets) names only this host: "localhost" or a loopback IP.
+// Any other name may resolve anywhere, and "" is every interface.
+func loopbackHost(host string) bool {
 	if host == "localhost" {
-		return true, nil
+		return true
 	}
-	if host == "" {
-		return false, nil
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		// A name other than localhost may resolve anywhere: treat it as remote.
-		return false, nil
-	}
-	return ip.IsLoopback(), nil
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // loopbackHostOnly refuses a request whose Host header does not name this
@@ -159,8 +159,7 @@ func loopbackHostOnly(h http.Handler) http.Handler {
 		if hh, _, err := net.SplitHostPort(host); err == nil {
 			host = hh
 		}
-		ip := net.ParseIP(strings.Trim(host, "[]"))
-		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if !loopbackHost(host) {
 			http.Error(w, fmt.Sprintf("metrics: Host %q is not this host's loopback (localhost, 127.0.0.1 or [::1]); a server on a loopback address answers only those (DNS rebinding)", r.Host), http.StatusForbidden)
 			return
 		}

@@ -80,19 +80,22 @@ func checkSockets(o *Options, dir string) []Finding {
 			}
 			out = append(out, f)
 		default:
-			if fi, err := os.Lstat(p); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-					// Not a session of yours: every verb refuses to talk
-					// to it (the runtime dir is yours, so someone with
-					// more rights put it there).
-					out = append(out, Finding{Check: "socket", Severity: Problem, Subject: p,
-						Message: fmt.Sprintf("socket %s belongs to uid %d, not you (uid %d): sup's verbs refuse it; another user may pose as a session", p, st.Uid, os.Getuid()),
-						Fix:     "find out who put it there; then remove it: rm " + p})
-					continue
-				}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				live++ // gone since the probe: it answered, so it was live
+				continue
+			}
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+				// Not a session of yours: every verb refuses to talk to
+				// it (the runtime dir is yours, so someone with more
+				// rights put it there).
+				out = append(out, Finding{Check: "socket", Severity: Problem, Subject: p,
+					Message: fmt.Sprintf("socket %s belongs to uid %d, not you (uid %d): sup's verbs refuse it; another user may pose as a session", p, st.Uid, os.Getuid()),
+					Fix:     "find out who put it there; then remove it: rm " + p})
+				continue
 			}
 			live++
-			if fi, err := os.Lstat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			if fi.Mode().Perm()&0o077 != 0 {
 				out = append(out, Finding{Check: "socket", Severity: Problem, Subject: p,
 					Message: fmt.Sprintf("socket %s has mode %04o; want 0600", p, fi.Mode().Perm()),
 					Fix:     "chmod 600 " + p})
