@@ -93,7 +93,6 @@ type Session struct {
 	attempts       int // spawn attempts; the first uses the plan sup started with
 	spawns         int // successful spawns; restart_count is spawns-1
 	agentSessionID string
-	transcriptPath string
 	exitStatus     int
 }
 
@@ -213,9 +212,6 @@ func (s *Session) hookConversation(p ipc.HookParams) (current, why string) {
 			s.record() // writes in the background, taking s.mu then
 		}
 		s.agentSessionID, current = p.SessionID, p.SessionID
-		if p.TranscriptPath != "" {
-			s.transcriptPath = p.TranscriptPath
-		}
 	case p.SessionID != "" && p.SessionID != current:
 		return current, "session id " + p.SessionID + " is not the running agent's (" + current + ")"
 	}
