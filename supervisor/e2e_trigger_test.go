@@ -252,6 +252,10 @@ func TestE2ETriggerRestartCancels(t *testing.T) {
 	rec := filepath.Join(r.dir, "rec")
 	starts := filepath.Join(r.dir, "starts")
 	r.start("-ready", "-raw", "-record", rec, "-starts", starts)
+	// The ready marker is output, which reads busy until quiet: a trigger
+	// without wait is accepted only once the session reads ready (under
+	// load that came after the marker and the trigger was deferred).
+	testutil.WaitUntil(t, 10*time.Second, "the session to read ready", func() bool { return r.state("doc").Activity == "ready" })
 	res := r.trigger(ipc.TriggerParams{TriggerID: "c-1", Prompt: "never acked", AckTimeoutMS: 10000})
 	if res.Result != ipc.OutcomeAccepted {
 		t.Fatalf("without wait: %+v, want accepted", res)
