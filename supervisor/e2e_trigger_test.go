@@ -397,3 +397,34 @@ func TestE2ETriggerDraftDefers(t *testing.T) {
 		t.Fatalf("the agent read %q while its input box held a draft", got)
 	}
 }
+
+// TestE2ETriggerWithholdsEnterFromDialog: a dialog that opens between a
+// trigger's paste and its Enter (Gemini CLI draws its prompt for a moment
+// before its folder-trust dialog, whose default is "Trust folder") does
+// not get the Enter: the trigger fails SUBMIT_WITHHELD, never retried, and
+// the dialog stays open for the human.
+func TestE2ETriggerWithholdsEnterFromDialog(t *testing.T) {
+	r := newRig(t, triggerConfig)
+	// The confirm profile with time for the dialog to be read before the
+	// Enter would go.
+	r.write("config/sup/profiles/slowconfirm.yaml", strings.Replace(testutil.ConfirmProfile, "submit_delay: 1ms", "submit_delay: 600ms", 1))
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "slowconfirm", filepath.Join(r.dir, "doc.md"), "--",
+		"fakeagent", "-raw", "-confirm", "trust this folder", "-ask-on-input")
+	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	// No y, n or digit in the text: fakeagent's question takes those.
+	res := r.trigger(ipc.TriggerParams{TriggerID: "wh-1", Prompt: "check the tree", Wait: true})
+	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeSubmitWithheld || res.Attempts != 1 {
+		t.Fatalf("a dialog opened under the paste: %+v, want failed SUBMIT_WITHHELD after 1 attempt", res)
+	}
+	if !strings.Contains(res.Message, "prompt is open") {
+		t.Fatalf("message %q does not say why", res.Message)
+	}
+	time.Sleep(700 * time.Millisecond) // an Enter would have landed by now
+	if screen := r.tm.Capture(pane); strings.Contains(screen, "enter reached the question") {
+		t.Fatalf("the Enter reached the dialog:\n%s", screen)
+	}
+	if st := r.state("doc"); st.Activity != "needs_confirmation" {
+		t.Fatalf("after the withheld Enter: %s, want the dialog still open", st.Activity)
+	}
+}

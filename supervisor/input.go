@@ -93,7 +93,7 @@ var errNoChild = errors.New("no child is running")
 // becomes a newline instead of a submit. A write that cannot finish within
 // timeout (the child stopped reading) fails instead of wedging the caller.
 func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Duration) (int, error) {
-	n, _, err := r.write(nil, delay, timeout, func() ([]byte, bool, error) { return data, submit, nil })
+	n, _, err := r.write(nil, delay, timeout, func() ([]byte, bool, error) { return data, submit, nil }, nil)
 	return n, err
 }
 
@@ -101,7 +101,7 @@ func (r *inputRouter) inject(data []byte, submit bool, delay, timeout time.Durat
 // master is still the running child's (a reply meant for a child that
 // ended must not reach its successor).
 func (r *inputRouter) replyTo(master *os.File, data []byte) {
-	r.write(master, 0, replyTimeout, func() ([]byte, bool, error) { return data, false, nil }) // Best effort: the child may be gone.
+	r.write(master, 0, replyTimeout, func() ([]byte, bool, error) { return data, false, nil }, nil) // Best effort: the child may be gone.
 }
 
 // replyTo's bound on a reply into a child that does not read its input.
@@ -117,8 +117,10 @@ const replyTimeout = time.Second
 // the running child's master the write fails with errNoChild, so a write
 // meant for a child that ended never types into its successor. A write
 // that cannot finish within timeout fails with os.ErrDeadlineExceeded. at
-// is when the last byte went (the "\r" when submitting).
-func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check func() ([]byte, bool, error)) (n int, at time.Time, err error) {
+// is when the last byte went (the "\r" when submitting). confirm, when
+// not nil, runs after the delay, right before the "\r": an error from it
+// is returned as is with the data written and the "\r" withheld.
+func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check func() ([]byte, bool, error), confirm func() error) (n int, at time.Time, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.master == nil || (want != nil && r.master != want) {
@@ -136,6 +138,14 @@ func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check f
 	}
 	if len(data) > 0 && delay > 0 {
 		time.Sleep(delay)
+	}
+	if confirm != nil {
+		// A dialog that opened during the delay must not get the Enter:
+		// Gemini CLI draws its prompt for a moment before its trust
+		// dialog, whose default is "Trust folder".
+		if err := confirm(); err != nil {
+			return n, time.Time{}, err
+		}
 	}
 	at = time.Now()
 	m, err := r.master.Write([]byte{'\r'})

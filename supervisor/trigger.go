@@ -90,10 +90,14 @@ func (p deskPort) BringBack() (desk.Child, string, ipc.Code, error) {
 	return c, mode, code, nil
 }
 
-func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, error)) (time.Time, error) {
+func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, error), confirm func(desk.Gates) error) (time.Time, error) {
 	s := p.s
+	var confirmNow func() error
+	if confirm != nil {
+		confirmNow = func() error { return confirm(p.Gates(time.Now())) }
+	}
 	_, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
-		func() ([]byte, bool, error) { return check(p.Gates(time.Now())) })
+		func() ([]byte, bool, error) { return check(p.Gates(time.Now())) }, confirmNow)
 	if errors.Is(err, errNoChild) {
 		return at, desk.ErrChildGone
 	}

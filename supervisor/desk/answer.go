@@ -133,7 +133,7 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		}
 		a.typed = true
 		return []byte(keys), submit, nil
-	})
+	}, nil)
 	switch {
 	case errors.Is(err, ErrChildGone):
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended before the answer was typed")

@@ -262,6 +262,16 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 				return nil, false, ErrGateClosed
 			}
 			return []byte(payload), true, nil
+		}, func(g Gates) error {
+			// The paste's own text is a draft now; what must still hold
+			// is the agent's side and the human's hands off the keys.
+			switch {
+			case g.AgentBusy || g.Stopped:
+				return fmt.Errorf("%w: %s", ErrSubmitWithheld, g.AgentWhy)
+			case g.LastKey.After(writeAt):
+				return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
+			}
+			return nil
 		})
 		switch {
 		case errors.Is(err, ErrGateClosed):
@@ -284,6 +294,15 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			continue
 		case errors.Is(err, ErrChildGone):
 			return cancelled(r, "the agent ended before the trigger was written")
+		case errors.Is(err, ErrSubmitWithheld):
+			// Never retried: the text is on the screen (in the input box,
+			// or typed into whatever opened), and a second paste would
+			// double it.
+			d.log.Info("trigger_submit_withheld", "trigger_id", j.id, "attempt", attempt, "why", err.Error())
+			r.Result, r.ErrorCode = ipc.OutcomeFailed, ipc.CodeSubmitWithheld
+			r.Message = "the agent stopped being ready between the paste and its Enter (" + strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": ") +
+				"): the text was typed, the Enter withheld, so nothing it opened was answered; the text may sit in the agent's input box"
+			return r
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			r.Result, r.ErrorCode = ipc.OutcomeTimeout, ipc.CodeAckTimeout
 			r.Message = fmt.Sprintf("the agent did not read its input within %s", WriteTimeout)

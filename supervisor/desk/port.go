@@ -34,8 +34,10 @@ type Port interface {
 	// answered by a paste). It returns when the last byte went (the "\r"
 	// when submitting). It fails with ErrChildGone once c is not the
 	// running child, and with os.ErrDeadlineExceeded when the child does
-	// not read within WriteTimeout.
-	Write(c Child, check func(Gates) (payload []byte, submit bool, err error)) (at time.Time, err error)
+	// not read within WriteTimeout. confirm, when not nil, runs with the
+	// gates read after the submit delay, right before the "\r": its error
+	// is returned with the payload written and the "\r" withheld.
+	Write(c Child, check func(Gates) (payload []byte, submit bool, err error), confirm func(Gates) error) (at time.Time, err error)
 	// Prompt is the open prompt (ID "" when none).
 	Prompt(now time.Time) Prompt
 	// Released says that keys answering the prompt were typed at: the
@@ -118,6 +120,11 @@ var ErrChildGone = errors.New("the child ended")
 // ErrGateClosed is what Session.Write returns when the gates it read
 // under the input lock no longer allow the write; nothing was written.
 var ErrGateClosed = errors.New("a gate closed before the write")
+
+// ErrSubmitWithheld is what a trigger's confirm returns when the agent
+// stopped being ready between the paste and its Enter: the text was
+// written, the Enter was not.
+var ErrSubmitWithheld = errors.New("the Enter was withheld")
 
 // WriteTimeout bounds a write into a pty whose child stopped reading.
 const WriteTimeout = 5 * time.Second

@@ -140,6 +140,7 @@ var (
 	flagConfirm    = flag.String("confirm", "", "with -raw, ask `question` and take y, n or a digit as its answer")
 	flagMenu       = flag.String("menu", "", "with -raw, draw a dialog asking `question` that no confirm-profile rule reads; s or p answers it")
 	flagReask      = flag.Duration("reask", 0, "with -confirm, ask again this long after an answer (0: never)")
+	flagAskOnInput = flag.Bool("ask-on-input", false, "with -confirm, start idle and ask at the first input byte (a dialog that opens under a paste); an Enter while asking prints `enter reached the question`")
 	flagOptions    = flag.Bool("options", true, "with -confirm, list the numbered options under the question")
 	flagDraft      = flag.String("draft", "", "at start, draw a Claude Code-style input box holding this `text`")
 	flagReady      = flag.Bool("ready", false, "after ready, report it to $SUP_SOCKET with a Stop hook")
@@ -222,7 +223,10 @@ func main() {
 		say(rule)
 	}
 
-	if *flagConfirm != "" {
+	switch {
+	case *flagConfirm != "" && *flagAskOnInput:
+		write("\x1b]0;[>] idle\a")
+	case *flagConfirm != "":
 		ask()
 	}
 	if *flagMenu != "" {
@@ -296,7 +300,10 @@ func readInput() {
 				}
 			}
 			if *flagConfirm != "" {
-				confirm(buf[:n])
+				// The input that opens the question does not answer it.
+				if !*flagAskOnInput || !askOnInput(buf[:n]) {
+					confirm(buf[:n])
+				}
 			}
 			if *flagMenu != "" {
 				pick(buf[:n])
@@ -328,6 +335,24 @@ func ask() {
 		say("  1. Yes")
 		say("  2. No")
 	}
+}
+
+// asked is whether -ask-on-input has asked its question.
+var asked atomic.Bool
+
+// askOnInput opens the question at the first byte of input, reporting
+// whether p opened it, and reports an Enter that reaches it.
+func askOnInput(p []byte) (opened bool) {
+	for _, b := range p {
+		switch {
+		case b == '\r' && asking.Load():
+			say("enter reached the question")
+		case b != '\r' && asked.CompareAndSwap(false, true):
+			ask()
+			opened = true
+		}
+	}
+	return opened
 }
 
 // confirm answers an open question with the first answer key in p.
