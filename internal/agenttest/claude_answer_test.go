@@ -202,6 +202,30 @@ func TestGeminiAnswer(t *testing.T) {
 	a.WaitScreen(GeminiPrompt)
 }
 
+// waitSignal waits until sup explain lists a signal of rule (such as
+// "hook:Notification": the hook arrived) and returns that explain.
+func (a *Agent) waitSignal(rule string) ipc.ExplainResult {
+	a.T.Helper()
+	var e ipc.ExplainResult
+	testutil.WaitUntil(a.T, 30*time.Second, "the signal "+rule+" in sup explain", func() bool {
+		out, err := a.SupCmd("explain", "--json", a.Doc)
+		if err != nil {
+			a.T.Fatal(err)
+		}
+		e = ipc.ExplainResult{}
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			a.T.Fatal(err)
+		}
+		for _, s := range e.Signals {
+			if s.Rule == rule {
+				return true
+			}
+		}
+		return false
+	})
+	return e
+}
+
 // TestClaudeNotificationKeepsCommand: with hooks, real Claude Code's
 // permission prompt shows `Bash: touch …` as its summary (from
 // PermissionRequest); the Notification hook that follows ~5 s later says
@@ -218,23 +242,7 @@ func TestClaudeNotificationKeepsCommand(t *testing.T) {
 		id = st.PromptID
 		return st.Summary == "Bash: touch notified.txt" && id != ""
 	})
-	var e ipc.ExplainResult
-	testutil.WaitUntil(t, 30*time.Second, "the Notification hook", func() bool {
-		out, err := a.SupCmd("explain", "--json", a.Doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e = ipc.ExplainResult{}
-		if err := json.Unmarshal([]byte(out), &e); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range e.Signals {
-			if s.Rule == "hook:Notification" {
-				return true
-			}
-		}
-		return false
-	})
+	e := a.waitSignal("hook:Notification")
 	st := a.State()
 	if st.Summary != "Bash: touch notified.txt" || st.PromptID != id || e.Rule != "hook:PermissionRequest" {
 		t.Fatalf("after the Notification: summary %q prompt %s (was %s), decided by %s", st.Summary, st.PromptID, id, e.Rule)

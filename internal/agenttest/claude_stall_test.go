@@ -22,7 +22,7 @@ func TestClaudeStalled(t *testing.T) {
 		a.InstallHooks(a.Sup, "claude", "--user")
 		stallAfter2s(t, a, "claude")
 	}), WithSupConfig("activity: {quiet_window: 1s}\n"))
-	checkStalled(t, a)
+	checkStalled(t, a, "UserPromptSubmit")
 }
 
 // TestCodexStalled is TestClaudeStalled with real Codex (no hooks: its
@@ -31,7 +31,7 @@ func TestClaudeStalled(t *testing.T) {
 func TestCodexStalled(t *testing.T) {
 	t.Parallel()
 	a := startReadyCodex(t, WithBeforeStart(func(a *Agent) { stallAfter2s(t, a, "codex") }), WithSupConfig("activity: {quiet_window: 1s}\n"))
-	checkStalled(t, a)
+	checkStalled(t, a, "")
 }
 
 // stallAfter2s overlays the agent's profile with a short stall_after.
@@ -41,10 +41,16 @@ func stallAfter2s(t *testing.T, a *Agent, profile string) {
 
 // checkStalled sends the stand-in's HANG to a ready agent and follows the
 // stall: in, kept while only the spinner moves, out on the human's Esc.
-func checkStalled(t *testing.T, a *Agent) {
+// submitHook, when not "", is the hook the submit fires: every hook is
+// progress, and under load it can come after stall_after (2s here), so
+// the stall is awaited only once it was read.
+func checkStalled(t *testing.T, a *Agent, submitHook string) {
 	t.Helper()
 	a.Type("HANG")
 	testutil.WaitUntil(t, 30*time.Second, "busy", func() bool { return a.State().Activity == "busy" })
+	if submitHook != "" {
+		a.waitSignal("hook:" + submitHook)
+	}
 	testutil.WaitUntil(t, 30*time.Second, "stalled", func() bool { return a.State().Reason == "stalled" })
 	st := a.State()
 	t.Logf("stalled: summary %q", st.Summary)
@@ -62,6 +68,7 @@ func checkStalled(t *testing.T, a *Agent) {
 	// Stays stalled while only the spinner moves.
 	time.Sleep(3 * time.Second)
 	if st := a.State(); st.Reason != "stalled" {
+		dumpSupLog(t, a)
 		t.Fatalf("the spinner alone lifted the stall: %+v\n%s", st, a.Screen())
 	}
 	a.Keys("Escape")
