@@ -125,8 +125,8 @@ const (
 	// unless the caller says it is answering or forces it; the message
 	// holds the question (specs/triggers.md).
 	CodeAgentAsked Code = "AGENT_ASKED"
-	// CodeSubmitWithheld: the agent stopped being ready (a dialog opened,
-	// it went busy, the human typed) between the paste and its Enter; the
+	// CodeSubmitWithheld: a prompt or dialog opened in the agent, the
+	// human typed or sup began to stop between the paste and its Enter; the
 	// text was typed and the Enter withheld, so it answered nothing. Never
 	// retried: the text may sit in the agent's input box (specs/triggers.md).
 	CodeSubmitWithheld Code = "SUBMIT_WITHHELD"

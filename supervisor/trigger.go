@@ -42,7 +42,8 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 		// safe to type into (specs/detection.md, "The model reader").
 		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation ||
 			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || lifecycle == LifecycleStarting,
-		Stopped: lifecycle == LifecycleStopped,
+		Prompting: running && (st.Activity == activity.NeedsConfirmation || st.Activity == activity.Unknown),
+		Stopped:   lifecycle == LifecycleStopped,
 	}
 	if st.Activity == activity.Ready && st.Reason == activity.ReasonAsked {
 		g.Question = st.Summary // a trigger that is not its answer waits

@@ -263,11 +263,15 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			}
 			return []byte(payload), true, nil
 		}, func(g Gates) error {
-			// The paste's own text is a draft now; what must still hold
-			// is the agent's side and the human's hands off the keys.
+			// The paste's own text is a draft now, and its echo is
+			// output (a program read from the kernel is busy while it
+			// prints): what must not have happened is a prompt opening,
+			// sup stopping or the human typing.
 			switch {
-			case g.AgentBusy || g.Stopped:
+			case g.Prompting:
 				return fmt.Errorf("%w: %s", ErrSubmitWithheld, g.AgentWhy)
+			case g.Stopped:
+				return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
 			case g.LastKey.After(writeAt):
 				return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
 			}
@@ -300,7 +304,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			// double it.
 			d.log.Info("trigger_submit_withheld", "trigger_id", j.id, "attempt", attempt, "why", err.Error())
 			r.Result, r.ErrorCode = ipc.OutcomeFailed, ipc.CodeSubmitWithheld
-			r.Message = "the agent stopped being ready between the paste and its Enter (" + strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": ") +
+			r.Message = "the agent or the human moved between the paste and its Enter (" + strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": ") +
 				"): the text was typed, the Enter withheld, so nothing it opened was answered; the text may sit in the agent's input box"
 			return r
 		case errors.Is(err, os.ErrDeadlineExceeded):

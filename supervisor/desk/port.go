@@ -85,6 +85,9 @@ type Gates struct {
 	// recognised (unknown is never safe to type into), or the first
 	// child not started yet.
 	AgentBusy bool
+	// Prompting: of those, a prompt or dialog is open or the screen is
+	// not recognised: an Enter now would answer something.
+	Prompting bool
 	Stopped   bool // sup is stopping: nothing will be delivered
 	// Question: the agent's finished turn asked the human this (reason
 	// asked); "" otherwise. A trigger that is not its answer is held.
