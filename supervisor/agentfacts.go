@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -53,6 +54,14 @@ func (a *agentFacts) state(now time.Time) activity.State {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.act.State(now)
+}
+
+// progress is the loop guard's token: the agent's last word and the
+// human's last key.
+func (a *agentFacts) progress() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.act.LastWord() + "\x00" + strconv.FormatInt(a.act.State(time.Time{}).LastInputAt.UnixNano(), 10)
 }
 
 // view reads the facts at now.

@@ -189,6 +189,9 @@ func TestE2ETriggerDefersWhileOperatorTypes(t *testing.T) {
 func TestE2ETriggerRateLimitLoopGuard(t *testing.T) {
 	r := newRig(t, triggerConfig+"  rate_limit: 2\n  rate_window: 1500ms\n  loop_no_progress: 4\n")
 	r.start("-ready", "-raw", "-ack")
+	// fakeagent's Stop hook ("fakeagent ready") follows its ready line:
+	// its word arriving after the first trigger would be progress.
+	testutil.WaitUntil(t, 10*time.Second, "the ready hook's word", func() bool { return r.state("doc").Summary == "fakeagent ready" })
 	for _, id := range []string{"r-1", "r-2"} {
 		if res := r.trigger(ipc.TriggerParams{TriggerID: id, Prompt: "p " + id, Wait: true}); res.Result != ipc.OutcomeDelivered {
 			t.Fatalf("%s: %+v", id, res)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
@@ -69,12 +68,9 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	return g
 }
 
-// Progress: a new assistant message or a key from the human moves the
-// conversation on.
-func (p deskPort) Progress() string {
-	st := p.s.agent.state(time.Now())
-	return st.Summary + "\x00" + strconv.FormatInt(st.LastInputAt.UnixNano(), 10)
-}
+// Progress: a new word from the agent (a finished turn's message, a
+// prompt) or a key from the human moves the conversation on.
+func (p deskPort) Progress() string { return p.s.agent.progress() }
 
 func (p deskPort) Child() desk.Child {
 	if c := p.s.current(); c != nil {

@@ -187,3 +187,36 @@ func TestReleaseWhileReady(t *testing.T) {
 		t.Fatal("a release at a ready prompt lifted the Stop hook's hold")
 	}
 }
+
+// TestLastWord: the loop guard's word is the last summary of a state that
+// was not busy; a busy spell and a screen reading ready without a summary
+// keep it, a new message or a prompt replaces it.
+func TestLastWord(t *testing.T) {
+	tr := NewTracker(Config{})
+	screen := func(a Activity, d time.Duration) Signal {
+		return Signal{Source: SourceScreen, Rule: "screen:x", Activity: a, Reason: "x", At: at(d)}
+	}
+	stop := func(msg string, d time.Duration) Signal {
+		s, _ := HookSignal(HookEvent{Event: "Stop", Message: msg}, at(d))
+		return s
+	}
+	steps := []struct {
+		sig  Signal
+		want string
+	}{
+		{screen(Ready, 0), ""},
+		{stop("first answer", time.Second), "first answer"},
+		{screen(Busy, 10*time.Second), "first answer"},  // past the hook's hold: busy replaces it
+		{screen(Ready, 12*time.Second), "first answer"}, // ready, no summary
+		{hook("PermissionRequest", 20*time.Second), "Bash: touch x"},
+		{hook("PostToolUse", 21*time.Second), "Bash: touch x"},
+		{stop("second answer", 22*time.Second), "second answer"},
+		{stop("second answer", 30*time.Second), "second answer"},
+	}
+	for i, st := range steps {
+		tr.Observe(st.sig)
+		if got := tr.LastWord(); got != st.want {
+			t.Fatalf("step %d (%s %s): last word %q, want %q (state %+v)", i, st.sig.Rule, st.sig.Activity, got, st.want, tr.State(st.sig.At))
+		}
+	}
+}

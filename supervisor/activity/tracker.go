@@ -51,6 +51,7 @@ type Tracker struct {
 	released bool
 	last     [SourceLifecycle + 1]Signal // the last signal of each source, applied or not (Explain)
 	stall    stall                       // real progress, for Stall
+	word     string                      // LastWord
 }
 
 // NewTracker returns a tracker in Unknown.
@@ -63,6 +64,7 @@ func NewTracker(cfg Config) *Tracker {
 // recent higher-ranked one is ignored until the higher one is HookHold old;
 // lifecycle signals (exit, spawn, halt) always apply.
 func (t *Tracker) Observe(s Signal) bool {
+	defer t.noteWord()
 	t.noteLifecycle(s)
 	if s.Source > 0 && s.Source <= SourceLifecycle {
 		t.last[s.Source] = s
@@ -154,6 +156,19 @@ func (t *Tracker) become(s Signal) {
 	}
 	t.state = next
 	t.released = false
+}
+
+// LastWord is the agent's last word: the summary of the last state that
+// was not busy and had one (a finished turn's last message, a prompt's
+// command or question). A busy spell, or a screen that reads ready with
+// no summary, does not change it: the loop guard's progress is a new
+// word, not the activity going round (specs/triggers.md, "Loop guard").
+func (t *Tracker) LastWord() string { return t.word }
+
+func (t *Tracker) noteWord() {
+	if t.state.Activity != Busy && t.state.Summary != "" {
+		t.word = t.state.Summary
+	}
 }
 
 // Skip moves a stuck session to the queue's tail (waiting_since = now) and
