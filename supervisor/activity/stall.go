@@ -38,10 +38,14 @@ func CompileStatus(patterns []string) (StatusLines, error) {
 	return out, nil
 }
 
-// Fingerprint reads a screen's text: a hash of every line that is not a
-// status line (so a spinner's elapsed time and token counter change
-// nothing), and the first status line, which says what the agent is
-// doing ("" when none shows).
+// Fingerprint reads a screen's text: a hash of every line that is
+// neither a status line (so a spinner's elapsed time and token counter
+// change nothing) nor blank, without its trailing blanks, and the first
+// status line, which says what the agent is doing ("" when none shows).
+// Blank lines are left out because a status line coming or going moves
+// them: Claude Code's focus-events notice and its tips appear seconds
+// into a turn, one more line above the input box, which lifted a stall
+// with no progress under CI load.
 func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
 	h := fnv.New64a()
 	for _, line := range strings.Split(text, "\n") {
@@ -49,6 +53,9 @@ func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
 			if status == "" {
 				status = strings.TrimSpace(line)
 			}
+			continue
+		}
+		if line = strings.TrimRight(line, " \t"); line == "" {
 			continue
 		}
 		h.Write([]byte(line)) // hash.Hash never fails.

@@ -24,6 +24,11 @@ func TestFingerprintIgnoresStatusLines(t *testing.T) {
 	if c, _ := st.Fingerprint("● Running tests\n● PASS\n✶ Pondering…"); c == a {
 		t.Fatal("a new transcript line must change the fingerprint")
 	}
+	// A status line that comes or goes moves the blank lines around it
+	// (Claude Code's tips and focus-events notice): no progress.
+	if c, _ := st.Fingerprint("● Running tests\n\n\n✶ Pondering…\nesc to interrupt: focus-events off\n> \nesc to interrupt 3s\n\n"); c != a {
+		t.Fatal("status lines and blank lines moving must not change the fingerprint")
+	}
 	if _, err := CompileStatus([]string{"ok", "("}); err == nil || err.Error()[:15] != "status_lines[1]" {
 		t.Fatalf("err = %v, want it to name status_lines[1]", err)
 	}
