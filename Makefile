@@ -49,7 +49,9 @@ run: build
 
 # Every test: unit, testscript, end-to-end (real ptys, real tmux on private
 # sockets, a Node.js protocol client), then each fuzz target briefly.
-test: lint unit fuzz bench-smoke
+# The benchmark harness at smoke sizes (bench-smoke's TestBench) runs in
+# unit, under -race: running it again here cost a minute for nothing.
+test: lint unit fuzz
 
 # Two runs side by side (make -j2, each one's output printed whole when
 # it ends): every package but the real-agent tests under -race, and the
