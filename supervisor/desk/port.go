@@ -124,9 +124,9 @@ var ErrChildGone = errors.New("the child ended")
 // under the input lock no longer allow the write; nothing was written.
 var ErrGateClosed = errors.New("a gate closed before the write")
 
-// ErrSubmitWithheld is what a trigger's confirm returns when the agent
-// stopped being ready between the paste and its Enter: the text was
-// written, the Enter was not.
+// ErrSubmitWithheld is what a trigger's confirm returns when a prompt
+// opened, sup began to stop or the human typed between the paste and its
+// Enter: the text was written, the Enter was not.
 var ErrSubmitWithheld = errors.New("the Enter was withheld")
 
 // WriteTimeout bounds a write into a pty whose child stopped reading.
