@@ -27,7 +27,7 @@ func TestClaudeEscEndsTurnWithoutHook(t *testing.T) {
 	a.Type("SLOW 20")
 	a.WaitScreen(ClaudeBusy)
 	testutil.WaitUntil(t, 10*time.Second, "busy from the UserPromptSubmit hook", func() bool { return a.State().Activity == "busy" })
-	a.PressUntilGone(ClaudeBusy, "Escape")
+	a.EscapeUntilGone(ClaudeBusy)
 	pressed := time.Now()
 	testutil.WaitUntil(t, 10*time.Second, "ready after the interrupt", func() bool { return a.State().Activity == "ready" })
 	if d := time.Since(pressed); d > 5*time.Second {
@@ -46,7 +46,7 @@ func TestClaudeDenyInPaneLeavesPrompt(t *testing.T) {
 	testutil.WaitUntil(t, 10*time.Second, "needs_confirmation from the PermissionRequest hook", func() bool {
 		return a.State().Activity == "needs_confirmation"
 	})
-	a.PressUntilGone(ClaudePermission, "Escape")
+	a.EscapeUntilGone(ClaudePermission)
 	pressed := time.Now()
 	testutil.WaitUntil(t, 10*time.Second, "out of needs_confirmation after the denial", func() bool {
 		return a.State().Activity != "needs_confirmation"

@@ -109,7 +109,7 @@ func corpusMoments() []corpusMoment {
 			func(t *testing.T, a *Agent) {
 				claudeReady(t, a)
 				claudeHang(t, a)
-				a.PressUntilGone(ClaudeBusy, "Escape")
+				a.EscapeUntilGone(ClaudeBusy)
 				a.WaitScreen("❯\u00a0HANG")
 			}), "HANG"),
 		claude("trust_dialog", ActivityNeedsConfirmation, "Yes, I trust this folder",

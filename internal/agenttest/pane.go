@@ -252,6 +252,18 @@ func (a *Agent) PressUntilGone(substr string, keys ...string) {
 	a.untilGone(substr, fmt.Sprint(keys), func() { a.Keys(keys...) })
 }
 
+// EscapeUntilGone is PressUntilGone for Escape, sent again only after
+// escapeRetryAfter: Claude Code reads two Escapes close together as its
+// double Escape and opens "Rewind" (CI: the first one landed, the busy
+// line took over 500 ms to go under load, and the second opened Rewind).
+func (a *Agent) EscapeUntilGone(substr string) {
+	a.T.Helper()
+	a.untilGoneEvery(substr, "[Escape]", escapeRetryAfter, func() { a.Keys("Escape") })
+}
+
+// escapeRetryAfter is longer than Claude Code's double-Escape window.
+const escapeRetryAfter = 3 * time.Second
+
 // PressUntil sends keys until substr is on the screen, waiting
 // retryKeysAfter between tries, and fails the test after ScreenTimeout:
 // moving a dialog's selection to an option, say.
@@ -281,10 +293,15 @@ func (a *Agent) PressUntilGoneVia(c *testutil.Client, substr, keys string) {
 // PressUntilGone.
 func (a *Agent) untilGone(substr, what string, press func()) {
 	a.T.Helper()
+	a.untilGoneEvery(substr, what, retryKeysAfter, press)
+}
+
+func (a *Agent) untilGoneEvery(substr, what string, every time.Duration, press func()) {
+	a.T.Helper()
 	deadline := time.Now().Add(ScreenTimeout)
 	for {
 		press()
-		next := time.Now().Add(retryKeysAfter)
+		next := time.Now().Add(every)
 		for time.Now().Before(next) {
 			out, err := a.Tmux.Run("capture-pane", "-p", "-J", "-t", a.Pane)
 			if err == nil && !strings.Contains(out, substr) {
