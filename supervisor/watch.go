@@ -312,6 +312,8 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 	}
 	tick := time.NewTicker(min(max(after/20, stallPollMin), stallPollMax))
 	defer tick.Stop()
+	var held string   // the last screen two looks in a row agreed on
+	var lastFP uint64 // the last look's fingerprint
 	for {
 		select {
 		case <-c.Done():
@@ -323,7 +325,17 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 			continue // half a frame is no change
 		}
 		fp, line := status.Fingerprint(snap.Text)
-		if changed, st := s.agent.stall(time.Now(), after, fp, line); changed {
+		changed, st := s.agent.stall(time.Now(), after, fp, line)
+		if changed && st.Rule == activity.ProgressRule {
+			// What lifted the stall, for whoever reads the log after a
+			// stall that should have held.
+			s.log.Info("stall_lifted", "by", "screen", "new_line", status.NewLine(held, snap.Text))
+		}
+		if fp == lastFP {
+			held = snap.Text
+		}
+		lastFP = fp
+		if changed {
 			s.publishActivity(st)
 			s.desk.Poke()
 		}

@@ -48,6 +48,16 @@ func CompileStatus(patterns []string) (StatusLines, error) {
 // with no progress under CI load.
 func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
 	h := fnv.New64a()
+	status = s.lines(text, func(line string) {
+		h.Write([]byte(line)) // hash.Hash never fails.
+		h.Write([]byte{'\n'})
+	})
+	return h.Sum64(), status
+}
+
+// lines calls f with each line Fingerprint hashes and returns the first
+// status line.
+func (s StatusLines) lines(text string, f func(string)) (status string) {
 	for _, line := range strings.Split(text, "\n") {
 		if s.match(line) {
 			if status == "" {
@@ -55,13 +65,30 @@ func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
 			}
 			continue
 		}
-		if line = strings.TrimRight(line, " \t"); line == "" {
-			continue
+		if line = strings.TrimRight(line, " \t"); line != "" {
+			f(line)
 		}
-		h.Write([]byte(line)) // hash.Hash never fails.
-		h.Write([]byte{'\n'})
 	}
-	return h.Sum64(), status
+	return status
+}
+
+// NewLine is the first line Fingerprint hashes in text that it does not
+// hash in old ("" when none): what a change of the fingerprint was, for
+// the session log.
+func (s StatusLines) NewLine(old, text string) string {
+	seen := map[string]int{}
+	s.lines(old, func(l string) { seen[l]++ })
+	var first string
+	s.lines(text, func(l string) {
+		switch {
+		case first != "":
+		case seen[l] > 0:
+			seen[l]--
+		default:
+			first = l
+		}
+	})
+	return first
 }
 
 func (s StatusLines) match(line string) bool {

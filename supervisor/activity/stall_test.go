@@ -29,6 +29,12 @@ func TestFingerprintIgnoresStatusLines(t *testing.T) {
 	if c, _ := st.Fingerprint("● Running tests\n\n\n✶ Pondering…\nesc to interrupt: focus-events off\n> \nesc to interrupt 3s\n\n"); c != a {
 		t.Fatal("status lines and blank lines moving must not change the fingerprint")
 	}
+	if got := st.NewLine("● Running tests\n✶ Pondering…", "● Running tests\n● PASS\n✶ Pondering…"); got != "● PASS" {
+		t.Fatalf("NewLine = %q, want the new transcript line", got)
+	}
+	if got := st.NewLine("● a\n● b", "● b"); got != "" {
+		t.Fatalf("NewLine = %q after a line left, want none", got)
+	}
 	if _, err := CompileStatus([]string{"ok", "("}); err == nil || err.Error()[:15] != "status_lines[1]" {
 		t.Fatalf("err = %v, want it to name status_lines[1]", err)
 	}
