@@ -301,10 +301,11 @@ const (
 	stallPollMax = 5 * time.Second
 )
 
-// stall looks at c's screen until c ends: a change outside the
-// profile's status lines is progress; a busy session with none (and no
-// hook) for after is stalled. Profiles without a pack (a shell) have no
-// status lines to tell a spinner from work, and are not watched.
+// stall looks at c's screen until c ends: a new line outside the
+// profile's status lines is progress (activity.Lines); a busy session
+// with none (and no hook) for after is stalled. Profiles without a pack
+// (a shell) have no status lines to tell a spinner from work, and are not
+// watched.
 func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 	s, c, v := w.s, w.c, w.v
 	if after <= 0 || v.lineMode {
@@ -312,8 +313,8 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 	}
 	tick := time.NewTicker(min(max(after/20, stallPollMin), stallPollMax))
 	defer tick.Stop()
-	var held string   // the last screen two looks in a row agreed on
-	var lastFP uint64 // the last look's fingerprint
+	lines := activity.NewLines(status)
+	var lastAdded string // the line the fingerprint's last change added
 	for {
 		select {
 		case <-c.Done():
@@ -324,17 +325,16 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 		if snap.InFrame {
 			continue // half a frame is no change
 		}
-		fp, line := status.Fingerprint(snap.Text)
+		fp, line, added := lines.Look(snap.Text)
+		if added != "" {
+			lastAdded = added
+		}
 		changed, st := s.agent.stall(time.Now(), after, fp, line)
 		if changed && st.Rule == activity.ProgressRule {
 			// What lifted the stall, for whoever reads the log after a
 			// stall that should have held.
-			s.log.Info("stall_lifted", "by", "screen", "new_line", status.NewLine(held, snap.Text))
+			s.log.Info("stall_lifted", "by", "screen", "new_line", lastAdded)
 		}
-		if fp == lastFP {
-			held = snap.Text
-		}
-		lastFP = fp
 		if changed {
 			s.publishActivity(st)
 			s.desk.Poke()

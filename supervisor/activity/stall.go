@@ -38,25 +38,16 @@ func CompileStatus(patterns []string) (StatusLines, error) {
 	return out, nil
 }
 
-// Fingerprint reads a screen's text: a hash of every line that is
-// neither a status line (so a spinner's elapsed time and token counter
-// change nothing) nor blank, without its trailing blanks, and the first
-// status line, which says what the agent is doing ("" when none shows).
-// Blank lines are left out because a status line coming or going moves
-// them: Claude Code's focus-events notice and its tips appear seconds
-// into a turn, one more line above the input box, which lifted a stall
-// with no progress under CI load.
-func (s StatusLines) Fingerprint(text string) (fp uint64, status string) {
-	h := fnv.New64a()
-	status = s.lines(text, func(line string) {
-		h.Write([]byte(line)) // hash.Hash never fails.
-		h.Write([]byte{'\n'})
-	})
-	return h.Sum64(), status
-}
+// Status is the first status line of text, trimmed: what the agent says
+// it is doing ("" when none shows).
+func (s StatusLines) Status(text string) string { return s.lines(text, func(string) {}) }
 
-// lines calls f with each line Fingerprint hashes and returns the first
-// status line.
+// lines calls f with each line of text that is neither a status line
+// (so a spinner's elapsed time and token counter are nothing) nor blank,
+// without its trailing blanks, and returns the first status line. Blank
+// lines are left out because a status line coming or going moves them
+// (Claude Code's focus-events notice and its tips appear seconds into a
+// turn).
 func (s StatusLines) lines(text string, f func(string)) (status string) {
 	for _, line := range strings.Split(text, "\n") {
 		if s.match(line) {
@@ -72,25 +63,6 @@ func (s StatusLines) lines(text string, f func(string)) (status string) {
 	return status
 }
 
-// NewLine is the first line Fingerprint hashes in text that it does not
-// hash in old ("" when none): what a change of the fingerprint was, for
-// the session log.
-func (s StatusLines) NewLine(old, text string) string {
-	seen := map[string]int{}
-	s.lines(old, func(l string) { seen[l]++ })
-	var first string
-	s.lines(text, func(l string) {
-		switch {
-		case first != "":
-		case seen[l] > 0:
-			seen[l]--
-		default:
-			first = l
-		}
-	})
-	return first
-}
-
 func (s StatusLines) match(line string) bool {
 	for _, re := range s {
 		if re.MatchString(line) {
@@ -98,6 +70,62 @@ func (s StatusLines) match(line string) bool {
 		}
 	}
 	return false
+}
+
+// Lines reads the screens a stall watch looks at in turn into the
+// fingerprint Tracker.Stall takes. Progress is a line that was not there:
+// a line of the screen (not a status line, not blank: StatusLines.lines)
+// that two looks in a row show and that was not seen before (on the first
+// look, or on two looks in a row since). Lines that go away are not
+// progress, nor lines that come back: under load a frame redrawn without
+// synchronized output can stay half drawn for two looks (CI: Claude
+// Code's spinner screen lost lines for 200 ms, which lifted a stall with
+// no line new), and its completion only brings back lines already seen.
+// The fingerprint is a hash of the set of lines seen, so it changes
+// exactly when one is added. Not safe for concurrent use.
+type Lines struct {
+	status StatusLines
+	seen   map[string]bool // lines two looks in a row showed
+	prev   map[string]bool // the last look's lines; nil before the first
+	fp     uint64
+}
+
+// maxSeenLines bounds Lines' memory: past it the set starts again from
+// the screen (one change of the fingerprint, at a time of real output).
+const maxSeenLines = 4096
+
+// NewLines returns a Lines reading screens with status.
+func NewLines(status StatusLines) *Lines {
+	return &Lines{status: status, seen: map[string]bool{}}
+}
+
+// Look reads text, the screen now, and returns the fingerprint to pass to
+// Tracker.Stall, the first status line (what the agent is doing, "" when
+// none shows), and the first line it added ("" when none).
+func (l *Lines) Look(text string) (fp uint64, status, added string) {
+	cur := make(map[string]bool, len(l.prev))
+	status = l.status.lines(text, func(line string) { cur[line] = true })
+	if len(l.seen) > maxSeenLines {
+		clear(l.seen)
+	}
+	first := l.prev == nil // the first look is where the watch starts from
+	for line := range cur {
+		if (first || l.prev[line]) && !l.seen[line] {
+			l.seen[line] = true
+			l.fp += lineHash(line) // a sum: the set's hash, in any order
+			if !first && (added == "" || line < added) {
+				added = line
+			}
+		}
+	}
+	l.prev = cur
+	return l.fp, status, added
+}
+
+func lineHash(line string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(line)) // hash.Hash never fails.
+	return h.Sum64()
 }
 
 // stall is the tracker's record of real progress.
