@@ -90,9 +90,10 @@ type Lines struct {
 	fp     uint64
 }
 
-// maxSeenLines bounds Lines' memory: past it the set starts again from
-// the screen (one change of the fingerprint, at a time of real output).
-const maxSeenLines = 4096
+// maxSeenLines bounds Lines' memory (about 100 KB a session): past it the
+// set starts again from the screen (one change of the fingerprint, at a
+// time of real output).
+const maxSeenLines = 1024
 
 // NewLines returns a Lines reading screens with status.
 func NewLines(status StatusLines) *Lines {
