@@ -61,7 +61,10 @@ func TestScripts(t *testing.T) {
 			// after it whatever happened.
 			demo := fmt.Sprintf("sup-demo-test-%d-%s", os.Getpid(), filepath.Base(rt))
 			env.Setenv("SUP_DEMO_SOCKET", demo)
-			env.Defer(func() { _, _ = tmux.Server{Name: demo}.Run(context.Background(), "kill-server") }) // Best effort: usually gone already.
+			env.Defer(func() {
+				_, _ = tmux.Server{Name: demo}.Run(context.Background(), "kill-server") // Best effort: usually gone already.
+				_ = os.Remove(testutil.TmuxSocketPath(demo))                            // Best effort: the dead server's socket file.
+			})
 			// CLEAN_PATH: sup and tmux only, for scripts that must not see
 			// agent CLIs installed on the machine (doctor).
 			var clean []string

@@ -417,14 +417,15 @@ func (m *Tmux) cleanup() {
 	}
 	path := m.SocketPath
 	if path == "" {
-		path = defaultSocketPath(m.Name)
+		path = TmuxSocketPath(m.Name)
 	}
 	_ = os.Remove(path)
 }
 
-// defaultSocketPath is where tmux puts the socket for -L name, for a server
-// that failed before it could tell us.
-func defaultSocketPath(name string) string {
+// TmuxSocketPath is where tmux puts the socket for -L name: a server that
+// failed before it could tell us, or one a test made through a program
+// (sup demo), whose socket file its kill-server leaves behind.
+func TmuxSocketPath(name string) string {
 	dir := os.Getenv("TMUX_TMPDIR")
 	if dir == "" {
 		dir = "/tmp"
