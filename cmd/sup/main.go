@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string) int {
 			return unknownVerb(cmd, cmd.Args().First())
 		},
 	}
+	helpCommandOnlyAtBranches(app.Commands)
 	enableCompletion(app)
 	err := app.Run(ctx, args)
 	var ee exitError
@@ -67,6 +68,20 @@ func run(ctx context.Context, args []string) int {
 		// lines are kept (some errors add a line of detail), no control.
 		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(err.Error()))
 		return 1
+	}
+}
+
+// helpCommandOnlyAtBranches drops urfave/cli's `help` subcommand (alias
+// `h`) from every verb without subcommands: there its first argument is a
+// target, and a session called h or help was read as a help topic ("No
+// help topic for 'true'", exit 3). `sup help`, `sup hooks help` and
+// --help everywhere stay.
+func helpCommandOnlyAtBranches(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if len(c.Commands) == 0 {
+			c.HideHelpCommand = true
+		}
+		helpCommandOnlyAtBranches(c.Commands)
 	}
 }
 

@@ -305,7 +305,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			d.log.Info("trigger_submit_withheld", "trigger_id", j.id, "attempt", attempt, "why", err.Error())
 			r.Result, r.ErrorCode = ipc.OutcomeFailed, ipc.CodeSubmitWithheld
 			r.Message = "the agent or the human moved between the paste and its Enter (" + strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": ") +
-				"): the text was typed, the Enter withheld, so nothing it opened was answered; the text may sit in the agent's input box"
+				"): the text was typed and the Enter withheld, so it answered nothing; the text may sit in the agent's input box"
 			return r
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			r.Result, r.ErrorCode = ipc.OutcomeTimeout, ipc.CodeAckTimeout
