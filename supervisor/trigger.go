@@ -31,17 +31,19 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	f := s.facts()
 	v := s.agent.view(now)
 	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
+	// Unknown is never deliverable: a screen no rule recognises may be a
+	// dialog, and a paste with an Enter would answer it.
+	prompting := running && (st.Activity == activity.NeedsConfirmation || st.Activity == activity.Unknown)
 	g := desk.Gates{
 		OperatorBusy: v.operatorBusy(),
 		LastKey:      st.LastInputAt,
 		Draft:        v.draft != "",
-		// Unknown is never deliverable: a screen no rule recognises may
-		// be a dialog, and a paste with an Enter would answer it.
-		// Nor is a model's reading: only a rule or a hook makes a screen
-		// safe to type into (specs/detection.md, "The model reader").
-		AgentBusy: running && (st.Activity == activity.Busy || st.Activity == activity.NeedsConfirmation ||
-			st.Activity == activity.Unknown || st.Source == activity.SourceModel) || lifecycle == LifecycleStarting,
-		Prompting: running && (st.Activity == activity.NeedsConfirmation || st.Activity == activity.Unknown),
+		// Nor is a model's reading deliverable: only a rule or a hook
+		// makes a screen safe to type into (specs/detection.md, "The
+		// model reader").
+		AgentBusy: prompting || running && (st.Activity == activity.Busy || st.Source == activity.SourceModel) ||
+			lifecycle == LifecycleStarting,
+		Prompting: prompting,
 		Stopped:   lifecycle == LifecycleStopped,
 	}
 	if st.Activity == activity.Ready && st.Reason == activity.ReasonAsked {
