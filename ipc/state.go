@@ -66,7 +66,7 @@ type State struct {
 type ModelOption struct {
 	Choice string `msgpack:"choice" json:"choice"` // "1"…"9"
 	Label  string `msgpack:"label" json:"label"`
-	Key    string `msgpack:"key" json:"key"` // as the model wrote it: "y", "Down Enter"
+	Key    string `msgpack:"key" json:"key"` // as the model wrote it: one key, "y" or "Enter"
 }
 
 // ExitInfo describes one exit of the child. Code is 128+n when the child

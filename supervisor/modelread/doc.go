@@ -17,14 +17,14 @@
 //     takes the raw screen and redacts it itself, so a caller cannot forget.
 //   - A reply is either a fully valid Reply or an error with a Failure kind
 //     (timeout, http, not_json, bad_reply): a state outside the four, a
-//     summary over one line, a key that is not a short sequence of
-//     single characters or named keys — all are failures, never partly
+//     summary over one line, a key that is not one printable
+//     character or one named key — all are failures, never partly
 //     applied.
 //   - A Reply's text fields are safe to show: control characters and bidi
 //     overrides are removed, lengths are capped.
 //   - Keys are data for `sup answer` only, typed after a human picked the
-//     option; ParseKey refuses anything that could type a command line
-//     (at most KeyTokens tokens, each one character or a named key).
+//     option; ParseKey refuses anything but the one keypress a human
+//     would make on that screen (one printable character or one named key).
 //   - The package starts no goroutine; Client.Read is synchronous and
 //     bounded by the configured timeout. Budget and Cache take the time
 //     from their caller.

@@ -3,12 +3,8 @@ package modelread
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
-
-// KeyTokens bounds a key: a dialog is picked with a key or two (a digit; an
-// arrow and Enter), never a command line, so a prompt-injected screen
-// cannot have the model propose one for a human to type unawares.
-const KeyTokens = 4
 
 // namedKeys are the key names a reply may use, with the bytes a terminal
 // sends for them (normal cursor mode).
@@ -21,28 +17,31 @@ var namedKeys = map[string]string{
 // KeyNames lists the named keys, for the prompt and errors.
 const KeyNames = "Enter, Esc, Tab, Space, Up, Down, Left, Right, Backspace"
 
-// ParseKey turns a reply's key — up to KeyTokens tokens separated by
-// spaces, each one printable ASCII character or a named key
-// (case-insensitive) — into the bytes to type.
+// ParseKey turns a reply's key into the bytes to type. A key is what a
+// human presses once on that screen to pick the option: one printable
+// ASCII character ("y", "2") or one named key (case-insensitive, one of
+// KeyNames). Anything else — two keys ("Up Enter"), a word, a command
+// line, a control character — is refused with the reason: a
+// prompt-injected screen cannot have the model propose a key sequence
+// that types more than the one keypress a human sees it as
+// (specs/detection.md, "The model reader").
 func ParseKey(key string) (string, error) {
-	toks := strings.Fields(key)
-	if len(toks) == 0 {
-		return "", fmt.Errorf("empty key: give a character or one of %s", KeyNames)
+	k := strings.TrimSpace(key)
+	switch {
+	case k == "":
+		return "", fmt.Errorf("empty key: give one printable character or one of %s", KeyNames)
+	case len(k) == 1 && k[0] > ' ' && k[0] < 0x7f:
+		return k, nil
 	}
-	if len(toks) > KeyTokens {
-		return "", fmt.Errorf("key %q: %d keys, at most %d (a dialog is picked with a key or two)", clip(key, 40), len(toks), KeyTokens)
+	if seq, ok := namedKeys[strings.ToLower(k)]; ok {
+		return seq, nil
 	}
-	var b strings.Builder
-	for _, t := range toks {
-		if len(t) == 1 && t[0] > ' ' && t[0] < 0x7f {
-			b.WriteString(t)
-			continue
-		}
-		seq, ok := namedKeys[strings.ToLower(t)]
-		if !ok {
-			return "", fmt.Errorf("key %q: %q is neither one printable character nor one of %s", clip(key, 40), clip(t, 20), KeyNames)
-		}
-		b.WriteString(seq)
+	if len(strings.Fields(k)) > 1 {
+		return "", fmt.Errorf("key %q: %d keys; an option is picked with one key (one printable character or one of %s)",
+			clip(key, 40), len(strings.Fields(k)), KeyNames)
 	}
-	return b.String(), nil
+	if r, _ := utf8.DecodeRuneInString(k); utf8.RuneCountInString(k) == 1 && r >= 0x80 {
+		return "", fmt.Errorf("key %q: not an ASCII character; give one printable ASCII character or one of %s", clip(key, 40), KeyNames)
+	}
+	return "", fmt.Errorf("key %q: neither one printable character nor one of %s", clip(key, 40), KeyNames)
 }

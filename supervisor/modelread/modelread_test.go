@@ -15,12 +15,12 @@ import (
 )
 
 func TestParseReplyValid(t *testing.T) {
-	r, err := ParseReply("```json\n" + `{"state":"NEEDS_CONFIRMATION","summary":"Deploy to\u202e production?","actions_needed":[{"label":"Yes","key":"y"},{"label":"Pick  staging","key":"down  enter"}]}` + "\n```")
+	r, err := ParseReply("```json\n" + `{"state":"NEEDS_CONFIRMATION","summary":"Deploy to\u202e production?","actions_needed":[{"label":"Yes","key":"y"},{"label":"Pick  staging","key":" enter "}]}` + "\n```")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Activity() != "needs_confirmation" || r.Summary != "Deploy to production?" || len(r.Actions) != 2 ||
-		r.Actions[1] != (Action{Label: "Pick staging", Key: "down enter"}) {
+		r.Actions[1] != (Action{Label: "Pick staging", Key: "enter"}) {
 		t.Fatalf("reply: %+v", r)
 	}
 }
@@ -39,6 +39,7 @@ func TestParseReplyFailures(t *testing.T) {
 		{`{"state":"READY","summary":"x","actions_needed":[{"label":"","key":"y"}]}`, FailBadReply},
 		{`{"state":"READY","summary":"x","actions_needed":[{"label":"run","key":"rm -rf / Enter"}]}`, FailBadReply},
 		{`{"state":"READY","summary":"x","actions_needed":[{"label":"a","key":"\u001b[A"}]}`, FailBadReply},
+		{`{"state":"READY","summary":"x","actions_needed":[{"label":"staging","key":"Up Enter"}]}`, FailBadReply},
 		{"", FailNotJSON},
 	} {
 		_, err := ParseReply(c.in)
@@ -48,16 +49,25 @@ func TestParseReplyFailures(t *testing.T) {
 	}
 }
 
+// TestParseKey: a key is the one keypress a human would make on the
+// screen — one printable character or one named key; two keys, words,
+// control and non-ASCII characters are refused with the reason.
 func TestParseKey(t *testing.T) {
-	for in, want := range map[string]string{"y": "y", "2": "2", "Enter": "\r", "down Down ENTER": "\x1b[B\x1b[B\r", "esc": "\x1b"} {
+	for in, want := range map[string]string{"y": "y", "2": "2", "Enter": "\r", " ENTER ": "\r", "esc": "\x1b", "Escape": "\x1b",
+		"Tab": "\t", "Up": "\x1b[A", "down": "\x1b[B", "Left": "\x1b[D", "Right": "\x1b[C", "Space": " ", "?": "?"} {
 		got, err := ParseKey(in)
 		if err != nil || got != want {
 			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "yes", "a b c d e", "\x03", "é"} {
-		if _, err := ParseKey(bad); err == nil {
-			t.Errorf("ParseKey(%q): no error", bad)
+	for bad, reason := range map[string]string{
+		"": "empty key", "  ": "empty key",
+		"Up Enter": "2 keys", "1 Enter": "2 keys", "down Down ENTER": "3 keys", "rm -rf ~ Enter": "4 keys",
+		"yes": "neither one printable character", "\x03": "neither", "\x1b[A": "neither", "C-c": "neither", "é": "not an ASCII character",
+	} {
+		_, err := ParseKey(bad)
+		if err == nil || !strings.Contains(err.Error(), reason) {
+			t.Errorf("ParseKey(%q) = %v; want an error saying %q", bad, err, reason)
 		}
 	}
 }

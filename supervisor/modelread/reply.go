@@ -96,7 +96,7 @@ func (r Reply) validate() (Reply, error) {
 		if _, err := ParseKey(a.Key); err != nil {
 			return Reply{}, fmt.Errorf("actions_needed[%d] (%s): %v", i, label, err)
 		}
-		out.Actions = append(out.Actions, Action{Label: label, Key: strings.Join(strings.Fields(a.Key), " ")})
+		out.Actions = append(out.Actions, Action{Label: label, Key: strings.TrimSpace(a.Key)})
 	}
 	return out, nil
 }
