@@ -33,7 +33,7 @@ const modelCacheSize = 256
 // modelReader is one session's model reader; a nil *modelReader is off.
 type modelReader struct {
 	client   *modelread.Client
-	budget   modelread.FileBudget
+	budget   *modelread.FileBudget
 	examples []modelread.Example
 	log      *slog.Logger
 	counts   *counters
@@ -69,7 +69,7 @@ func newModelReader(pl *plan.Plan, environ []string, log *slog.Logger, counts *c
 			log.Info("model_reader", "endpoint", c.URL(), "model", cfg.Name, "budget_per_hour", cfg.Budget,
 				"timeout", cfg.Timeout.String(), "examples", len(pl.Profile.ModelExamples))
 			return &modelReader{client: c, examples: pl.Profile.ModelExamples, log: log, counts: counts,
-				budget: modelread.FileBudget{Path: paths.ModelBudget(ipc.RuntimeDir(plan.LookupIn(environ))), Max: cfg.Budget},
+				budget: &modelread.FileBudget{Path: paths.ModelBudget(ipc.RuntimeDir(plan.LookupIn(environ))), Max: cfg.Budget},
 				rule:   "model:" + cfg.Name, cache: modelread.NewCache(modelCacheSize), pending: map[string]bool{}}
 		}
 	}

@@ -140,7 +140,7 @@ func TestBudgetWindow(t *testing.T) {
 func TestFileBudgetShared(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "budget")
 	now := time.Unix(1_800_000_000, 0)
-	a, b := FileBudget{Path: path, Max: 3}, FileBudget{Path: path, Max: 3}
+	a, b := &FileBudget{Path: path, Max: 3}, &FileBudget{Path: path, Max: 3}
 	got := 0
 	for i := range 10 {
 		bud := a
@@ -160,6 +160,72 @@ func TestFileBudgetShared(t *testing.T) {
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("budget file: %v %v", fi, err)
+	}
+}
+
+// TestFileBudgetTamper: the budget file is in the runtime dir every agent
+// is told about; deleting, truncating or rewriting it with fewer calls does
+// not give a running supervisor its budget back, a damaged file is a spent
+// window for an hour, a future time counts as now, and a symlink or a
+// directory in its place is an error (no call).
+func TestFileBudgetTamper(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	spendAll := func(b *FileBudget) {
+		t.Helper()
+		for i := range b.Max {
+			if ok, err := b.Take(now.Add(time.Duration(i) * time.Second)); !ok || err != nil {
+				t.Fatalf("call %d: %v %v", i, ok, err)
+			}
+		}
+	}
+	for name, tamper := range map[string]func(path string){
+		"deleted":   func(path string) { os.Remove(path) },
+		"truncated": func(path string) { os.WriteFile(path, nil, 0o600) },
+		"old calls": func(path string) { os.WriteFile(path, []byte("1\n2\n"), 0o600) },
+		"replaced":  func(path string) { os.Remove(path); os.WriteFile(path, nil, 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "budget")
+			a, b := &FileBudget{Path: path, Max: 3}, &FileBudget{Path: path, Max: 3}
+			spendAll(a)
+			tamper(path)
+			// Another supervisor that never spent: the one that did
+			// writes its window back on its next call.
+			for _, bud := range []*FileBudget{a, b, a} {
+				if ok, err := bud.Take(now.Add(time.Minute)); ok || err != nil {
+					t.Fatalf("a call after the file was %s: %v %v", name, ok, err)
+				}
+			}
+			if ok, _ := b.Take(now.Add(BudgetWindow + 3*time.Second)); !ok {
+				t.Fatal("no room an hour later")
+			}
+		})
+	}
+	for name, content := range map[string]string{
+		"garbled": "1800000000000\nnot-a-time\n",
+		"too big": strings.Repeat("1800000000000\n", 6000),
+		"future":  "99999999999999\n99999999999999\n99999999999999\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "budget")
+			os.WriteFile(path, []byte(content), 0o600)
+			b := &FileBudget{Path: path, Max: 3}
+			if ok, err := b.Take(now); ok || err != nil {
+				t.Fatalf("a call on a %s file: %v %v", name, ok, err)
+			}
+			if ok, err := (&FileBudget{Path: path, Max: 3}).Take(now.Add(BudgetWindow)); !ok || err != nil {
+				t.Fatalf("an hour later on a %s file: %v %v", name, ok, err)
+			}
+		})
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "elsewhere"), nil, 0o600)
+	os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "link"))
+	os.Mkdir(filepath.Join(dir, "dir"), 0o700)
+	for _, p := range []string{"link", "dir"} {
+		if ok, err := (&FileBudget{Path: filepath.Join(dir, p), Max: 3}).Take(now); ok || err == nil {
+			t.Errorf("budget at a %s: %v %v", p, ok, err)
+		}
 	}
 }
 
