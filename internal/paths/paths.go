@@ -121,10 +121,11 @@ func SSHControlDir(runtimeDir string) string { return filepath.Join(runtimeDir, 
 // per-document locks.
 const DocLockDirName = "docs"
 
-// DocLock is the lock file of document, <runtimeDir>/docs/<hash>.lock: a
+// DocLock is the lock file of a document's key (its identity or its
+// resolved path: supervisor.docKeys), <runtimeDir>/docs/<hash>.lock: a
 // hash, since a path can be longer than a file name and holds slashes.
-func DocLock(runtimeDir, document string) string {
-	sum := sha256.Sum256([]byte(document))
+func DocLock(runtimeDir, key string) string {
+	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(runtimeDir, DocLockDirName, hex.EncodeToString(sum[:12])+".lock")
 }
 
