@@ -9,6 +9,7 @@ import (
 
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 )
@@ -41,7 +42,11 @@ func classifyModel(ctx context.Context, examples []modelread.Example, screen str
 		if err != nil {
 			return nil, err
 		}
-		fmt.Printf("POST %s\n%s\n", c.URL(), body)
+		// The body is JSON: encoding/json escapes C0 but passes C1 and
+		// bidi runes (a recording's U+202E) raw; EscapeJSON writes them
+		// as \uXXXX, which reads back as the same request.
+		outf("POST %s\n", c.URL())
+		fmt.Printf("%s\n", safetext.EscapeJSON(body))
 		return nil, nil
 	}
 	r, err := c.Read(ctx, examples, screen)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -118,12 +119,16 @@ func HasProblem(fs []Finding) bool {
 func Print(w io.Writer, fs []Finding) {
 	counts := map[Severity]int{}
 	for _, f := range fs {
-		line := fmt.Sprintf("%-8s %-11s %s", f.Severity, f.Check, f.Message)
+		// Messages carry file names from the runtime dir and the queue
+		// (which any agent can create) and agents' version output: each
+		// string is one safetext.Field (specs/security.md, "Untrusted
+		// text").
+		line := fmt.Sprintf("%-8s %-11s %s", f.Severity, safetext.Field(f.Check), safetext.Field(f.Message))
 		switch {
 		case f.Fixed != "":
-			line += " — fixed: " + f.Fixed
+			line += " — fixed: " + safetext.Field(f.Fixed)
 		case f.Fix != "":
-			line += " — fix: " + f.Fix
+			line += " — fix: " + safetext.Field(f.Fix)
 		}
 		fmt.Fprintln(w, line)
 		if f.Fixed == "" {

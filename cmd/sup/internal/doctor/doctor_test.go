@@ -239,3 +239,26 @@ func TestForeignSocket(t *testing.T) {
 		t.Errorf("the foreign socket counted as a live session: %+v", fs)
 	}
 }
+
+// TestPrintHostileFileName: a file any agent can create in the runtime dir
+// or the queue dir, named with an OSC 52 clipboard write, a bidi override
+// and a newline, reaches the terminal as visible escapes, one line each.
+func TestPrintHostileFileName(t *testing.T) {
+	e := newEnv(t)
+	hostile := "\x1b]52;c;aGk=\x07\u202eevil\nline"
+	if err := os.WriteFile(filepath.Join(e.rt, hostile+".sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(ipc.QueueDir(e.rt), 0o700)
+	os.WriteFile(filepath.Join(ipc.QueueDir(e.rt), hostile+"-q.json"), []byte(`{"sup_pid":1}`), 0o600)
+	fs := e.run(t, true)
+	var out strings.Builder
+	Print(&out, fs)
+	got := out.String()
+	if strings.ContainsAny(got, "\x1b\x07\u202e") || strings.Contains(got, "evil\nline") {
+		t.Fatalf("a hostile file name reached the output raw:\n%q", got)
+	}
+	if n := strings.Count(got, `\x1b]52;c;aGk=\x07\u202eevil\nline`); n < 2 {
+		t.Fatalf("the hostile names are not shown escaped (%d times, want the socket and the queue file):\n%s", n, got)
+	}
+}
