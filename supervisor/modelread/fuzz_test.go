@@ -32,22 +32,3 @@ func FuzzParseReply(f *testing.F) {
 		}
 	})
 }
-
-// FuzzRedact: a secret planted anywhere in any text is gone after
-// redaction.
-func FuzzRedact(f *testing.F) {
-	red, err := NewRedactor(nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add("before ", " after")
-	f.Add("", "\n")
-	f.Fuzz(func(t *testing.T, pre, post string) {
-		for _, secret := range []string{"sk-ant-api03-ZZZZZZZZZZZZ", "AKIAZZZZZZZZZZZZZZZZ", "ghp_ZZZZZZZZZZZZZZZZZZZZZZ"} {
-			out := red.Redact(pre + " " + secret + " " + post)
-			if strings.Contains(out, secret) {
-				t.Fatalf("%q survives: %q", secret, out)
-			}
-		}
-	})
-}
