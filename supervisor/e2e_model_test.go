@@ -26,12 +26,19 @@ const menuReading = `{"state":"NEEDS_CONFIRMATION","summary":"Deploy target: sta
 // rules do not read fakeagent -menu's dialog.
 func newModelRig(t *testing.T, extra string) (*rig, *fakemodel.Server) {
 	t.Helper()
+	return newModelRigBudget(t, 50, extra)
+}
+
+// newModelRigBudget is newModelRig with the host's budget of calls per
+// hour.
+func newModelRigBudget(t *testing.T, budget int, extra string) (*rig, *fakemodel.Server) {
+	t.Helper()
 	fm, err := fakemodel.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fm.Close() })
-	r := newRig(t, fmt.Sprintf("activity: {quiet_window: 1s}\nmodel:\n  endpoint: %s/v1\n  name: fake\n  key_env: SUP_TEST_MODEL_KEY\n  budget: 50\n%s", fm.URL, extra))
+	r := newRig(t, fmt.Sprintf("activity: {quiet_window: 1s}\nmodel:\n  endpoint: %s/v1\n  name: fake\n  key_env: SUP_TEST_MODEL_KEY\n  budget: %d\n%s", fm.URL, budget, extra))
 	r.env["SUP_TEST_MODEL_KEY"] = "k-test-model"
 	r.write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile+"unknown_after: 1s\n")
 	return r, fm
@@ -190,6 +197,58 @@ func TestE2EModelRedaction(t *testing.T) {
 	}
 	if !strings.Contains(q.UserText, "Pick a colour [r/g/b]:") {
 		t.Fatalf("the question itself is not sent: %q", q.UserText)
+	}
+}
+
+// TestE2EModelRedactionWrapped: a token the terminal wrapped over two
+// rows (its prefix at the end of one, its body at the start of the next)
+// reaches the endpoint as neither part.
+func TestE2EModelRedactionWrapped(t *testing.T) {
+	r, fm := newModelRig(t, "")
+	// Dots up to 10 columns before the row's end, then the token: the
+	// terminal wraps it after "ghp_012345".
+	script := `cols=$(stty size | cut -d' ' -f2); printf '%*s' $((cols-10)) '' | tr ' ' '.'; ` +
+		`printf 'ghp_0123456789abcdefghijABCDEFGHIJKLMNOPQRSTUVWXYZ\nPick a colour [r/g/b]: '; read c; sleep 30`
+	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "confirm", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
+	q, ok := fm.WaitFor(15*time.Second, func(q fakemodel.Request) bool { return q.API == "chat" })
+	if !ok {
+		t.Fatal("no model call")
+	}
+	if !strings.Contains(q.UserText, "..........\n") && !strings.Contains(q.UserText, "[REDACTED]\n[REDACTED]") {
+		t.Fatalf("the token was not wrapped on the screen sent (the test proves nothing): %q", q.UserText)
+	}
+	for _, part := range []string{"ghp_012345", "6789abcdefghij", "QRSTUVWXYZ"} {
+		if strings.Contains(string(q.Body), part) {
+			t.Errorf("%q reached the stand-in:\n%s", part, q.UserText)
+		}
+	}
+	if !strings.Contains(q.UserText, "Pick a colour [r/g/b]:") {
+		t.Fatalf("the question itself is not sent: %q", q.UserText)
+	}
+}
+
+// TestE2EModelBudgetFileDeleted: the agent deleting the budget file in
+// its runtime dir ($SUP_SOCKET's) gives no call back: the supervisor that
+// spent the budget holds it and writes it back.
+func TestE2EModelBudgetFileDeleted(t *testing.T) {
+	r, fm := newModelRigBudget(t, 1, "")
+	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Pick a colour","actions_needed":[{"label":"red","key":"r"}]}`})
+	script := `printf 'Pick a colour [r/g/b]: '; read c; budget="$(dirname "$SUP_SOCKET")/model-budget"; ` +
+		`rm "$budget" && echo "deleted $budget"; printf 'Pick a size [s/m/l]: '; read d; sleep 30`
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "confirm", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
+	r.tm.WaitFor(t, pane, "Pick a colour", 10*time.Second)
+	testutil.WaitUntil(t, 15*time.Second, "the first screen read", func() bool { return r.state("doc").ModelState != "" })
+	r.tm.SendKeys(pane, "r", "Enter")
+	r.tm.WaitFor(t, pane, "deleted ", 5*time.Second)
+	testutil.WaitUntil(t, 15*time.Second, "the second screen refused by the budget", func() bool {
+		return r.counters()["model_budget_exhausted_total"] >= 1
+	})
+	if n := fm.Count("chat"); n != 1 {
+		t.Fatalf("%d calls with a budget of 1 after the agent deleted the budget file", n)
+	}
+	data, err := os.ReadFile(filepath.Join(r.RuntimeDir(), "model-budget"))
+	if err != nil || len(strings.Fields(string(data))) != 1 {
+		t.Fatalf("the budget file was not written back with the spent call: %q %v", data, err)
 	}
 }
 
