@@ -357,6 +357,10 @@ func (s *Server) admit(c *conn) (evicted *conn, ok bool) {
 	s.admitted++
 	s.perPID[c.peer.PID]++
 	c.admitted = true
+	// Idle from admission, not only from its first read: a hog's
+	// newcomers must be evictable at once (oldestIdle), and this one is
+	// not yet busy with anything.
+	c.idleSince = s.cfg.Now()
 	return evicted, true
 }
 
@@ -450,19 +454,23 @@ var reservedMethods = map[string]bool{
 // MaxConns slots at least MaxConns/8 are idle (evictable by a newcomer,
 // see admit) or serve reserved calls, which end in milliseconds. A call
 // refused here gets the error and its connection is closed (see serve), so
-// the slot frees at once. nil means held: pair it with unholdSlot.
+// the slot frees at once — given back here already, before the answer is
+// written, so that a process retrying in a loop never holds more than its
+// waiting calls. nil means held: pair it with unholdSlot.
 func (s *Server) holdSlot(c *conn, waiting bool) *Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if waiting && s.waiting[c.peer.PID] >= s.cfg.MaxWaitingPerPeer {
+		s.unadmit(c)
 		return Errorf(CodeTooManyClients,
 			"process %d already has %d calls waiting on this server, its limit; hook, state, stop and cancel_trigger are not limited",
 			c.peer.PID, s.waiting[c.peer.PID])
 	}
 	if s.held >= s.cfg.maxHeld() {
-		what := "waiting calls"
-		if !waiting {
-			what = "subscriptions"
+		what := "subscriptions"
+		if waiting {
+			what = "waiting calls"
+			s.unadmit(c)
 		}
 		return Errorf(CodeTooManyClients,
 			"the server already has %d subscribed connections and waiting calls, its limit (%d of its %d slots stay for hook, state, stop and cancel_trigger); no room for more %s",

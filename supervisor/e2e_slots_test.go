@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,12 +77,12 @@ func TestE2EIdleConnectionsCannotLockOut(t *testing.T) {
 }
 
 // flood runs testdata/flood: one process sending n `trigger`s with wait
-// on n connections to sock. It returns once the process reported what its
+// on n connections to sock (args: "loop" keeps sending). It returns once the process reported what its
 // calls got, with a function that makes it exit (its connections then
 // closed by the kernel, without a word).
-func (r *rig) flood(sock string, n int) (report string, exit func()) {
+func (r *rig) flood(sock string, n int, args ...string) (report string, exit func()) {
 	r.t.Helper()
-	cmd := exec.Command(testutil.BuildPackage(r.t, "./testdata/flood"), sock, strconv.Itoa(n))
+	cmd := exec.Command(testutil.BuildPackage(r.t, "./testdata/flood"), append([]string{sock, strconv.Itoa(n)}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		r.t.Fatal(err)
@@ -194,4 +195,65 @@ func admitAll(t *testing.T, sock string, n int) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkWaitingFloodLatency: the figure for issue 28 — with one process
+// holding 500 waiting calls to a busy agent, the latency of `state` and of
+// a hook, each on its own connection as sup's clients make them (goal: p99
+// ≤ 50 ms). One op is one state call and one hook. hold: the process sent
+// 500 `trigger`s with wait on 500 connections and keeps them (16 wait, the
+// rest were refused); retry: it also keeps 500 more outstanding, sending
+// each refused one again at once on a new connection — a connect storm
+// from one process, the hardest it can press (the kernel's accept backlog
+// is then often full: Dial retries EAGAIN).
+//
+//	go test ./supervisor -run '^$' -bench WaitingFloodLatency -benchtime 500x
+func BenchmarkWaitingFloodLatency(b *testing.B) {
+	for _, mode := range []string{"hold", "retry"} {
+		b.Run(mode, func(b *testing.B) {
+			var args []string
+			if mode == "retry" {
+				args = []string{"loop"}
+			}
+			benchFlood(b, args)
+		})
+	}
+}
+
+func benchFlood(b *testing.B, floodArgs []string) {
+	r := newRig(b, "")
+	r.start("-echo")
+	sock := r.sockets()[0]
+	r.hook(`{"session_id":"conv-1","hook_event_name":"UserPromptSubmit","prompt":"a long turn"}`)
+	_, exit := r.flood(sock, 500, floodArgs...)
+	defer exit()
+	time.Sleep(500 * time.Millisecond) // a retry loop under way
+	call := func(method string, params any) time.Duration {
+		start := time.Now()
+		c, err := ipc.Dial(sock, 5*time.Second)
+		if err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		defer c.Close()
+		var res any
+		if err := c.Call(context.Background(), method, params, &res); err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		return time.Since(start)
+	}
+	hook := ipc.HookParams{Agent: "claude", Event: "UserPromptSubmit", SessionID: "conv-1", Prompt: "still busy"}
+	var states, hooks []time.Duration
+	for b.Loop() {
+		states = append(states, call(ipc.MethodState, nil))
+		hooks = append(hooks, call(ipc.MethodHook, hook))
+	}
+	p := func(ds []time.Duration, q float64) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(states, 0.5), "state_p50_ms")
+	b.ReportMetric(p(states, 0.99), "state_p99_ms")
+	b.ReportMetric(p(hooks, 0.5), "hook_p50_ms")
+	b.ReportMetric(p(hooks, 0.99), "hook_p99_ms")
 }

@@ -19,6 +19,7 @@ type Prompt struct {
 	ID       string // "" when no prompt is open
 	Activity string
 	Summary  string
+	Detail   string // the whole command (ipc.State.PromptDetail)
 	Reason   string
 	Rule     string
 	// Since is when the prompt appeared: a key pressed before it cannot
@@ -154,7 +155,7 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	if err != nil {
 		return ipc.AnswerResult{}, err
 	}
-	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary,
+	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary, PromptDetail: a.pr.Detail,
 		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
 }
 

@@ -3,11 +3,14 @@
 // with wait on each (to a busy agent they all wait), then holds them until
 // its stdin closes, and exits without closing them (the kernel does).
 //
-//	flood SOCKET N
+//	flood SOCKET N [loop]
 //
 // It prints one line: "waiting W refused R other O" — the calls still
 // waiting after a moment, those answered TOO_MANY_CLIENTS, and anything
-// else (connect failures, other answers).
+// else (connect failures, other answers). With loop, it then keeps N
+// calls outstanding until stdin closes: each call that ends (refused,
+// closed) is sent again at once on a new connection, the hardest one
+// process can press.
 package main
 
 import (
@@ -26,8 +29,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: flood SOCKET N")
+	if len(os.Args) < 3 || len(os.Args) > 4 || (len(os.Args) == 4 && os.Args[3] != "loop") {
+		fmt.Fprintln(os.Stderr, "usage: flood SOCKET N [loop]")
 		os.Exit(2)
 	}
 	n, err := strconv.Atoi(os.Args[2])
@@ -75,6 +78,23 @@ func main() {
 	}
 	wg.Wait()
 	fmt.Printf("waiting %d refused %d other %d\n", counts["waiting"], counts["refused"], counts["other"])
+	if len(os.Args) == 4 {
+		for i := range n {
+			go func() {
+				for j := 0; ; j++ {
+					c, err := dial(os.Args[1])
+					if err != nil {
+						continue
+					}
+					p := ipc.TriggerParams{TriggerID: fmt.Sprintf("loop-%d-%d-%d", os.Getpid(), i, j), ThreadID: fmt.Sprintf("loop-%d", i),
+						Prompt: "flood", Wait: true, Requester: "flood"}
+					ipc.WriteFrame(c, map[string]any{"v": ipc.ProtocolVersion, "id": 1, "method": ipc.MethodTrigger, "params": p})
+					ipc.ReadFrame(c, 0) // waits while the call does; ends when refused or closed
+					c.Close()
+				}
+			}()
+		}
+	}
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0) // the connections are left for the kernel to close
 }
