@@ -201,3 +201,28 @@ func TestPipelinedRequestSurvivesWatch(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfCloseThenCloseCancels: a client that half-closes (which does not
+// end its call) and then goes away entirely is still noticed — an
+// attacker cannot dodge the hang-up rule with shutdown(SHUT_WR).
+func TestHalfCloseThenCloseCancels(t *testing.T) {
+	wc := &waitCounts{}
+	release := make(chan struct{})
+	defer close(release)
+	ts := startServer(t, ServerConfig{}, waitHandlers(wc, release))
+	c := dialRaw(t, ts.path)
+	sendRaw(t, c, 1, "wait")
+	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	if err := c.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * hangupPoll)
+	if wc.cancelled.Load() != 0 {
+		t.Fatal("a half-close cancelled the call")
+	}
+	c.Close()
+	testutil.WaitUntil(t, time.Second, "the call cancelled and its slot free", func() bool {
+		a, held, waiting := ts.counts()
+		return wc.cancelled.Load() == 1 && a == 0 && held == 0 && waiting == 0
+	})
+}

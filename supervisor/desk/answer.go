@@ -90,6 +90,12 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: no agent is running")
 	}
 	a.settle(ctx, c)
+	if err := ctx.Err(); err != nil {
+		// The asker hung up (or sup is stopping) before a key went: an
+		// answer no one waits for is not typed (specs/ipc.md,
+		// "Connection slots").
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeInternal, "answer: %v before its keys were typed; nothing typed", err)
+	}
 	var keys string
 	var submit bool
 	// check runs under the session's input lock, right before the write:
