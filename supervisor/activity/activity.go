@@ -57,7 +57,7 @@ type Signal struct {
 	// the command, at most ipc.MaxPromptDetail): Summary is its first
 	// line. Only an agent's own permission hook knows it.
 	Detail string
-	Stuck    bool   // the session now waits on the human (see Stuck)
+	Stuck  bool // the session now waits on the human (see Stuck)
 	// Generic marks a report that restates a prompt without its details
 	// (Claude's permission Notification: "Claude needs your permission"):
 	// it never replaces a specific summary of the same prompt.

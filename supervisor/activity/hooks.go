@@ -108,7 +108,6 @@ func permissionSummary(e HookEvent) string {
 	return FirstLine(e.Command) + ipc.MoreLines(e.Command)
 }
 
-
 // maxSummary bounds summaries: they are display text for one line of a list.
 const maxSummary = 200
 
