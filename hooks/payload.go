@@ -62,7 +62,9 @@ func Parse(agent string, data []byte) (ipc.HookParams, error) {
 		p.Message = strings.TrimSpace(strings.Join([]string{str(raw["error_details"]), p.Message, str(raw["error"])}, "\n"))
 	}
 	if in, ok := raw["tool_input"].(map[string]any); ok {
-		p.Command = str(in["command"])
+		// The command whole, not maxField: it is what the human
+		// approves (ipc.State.PromptDetail).
+		p.Command = detail(in["command"])
 		if p.Command == "" {
 			p.Command = str(in["file_path"])
 		}
@@ -99,7 +101,7 @@ func geminiPermission(d map[string]any) (tool, command string) {
 	tool = geminiToolNames[typ]
 	switch typ {
 	case "exec":
-		command = str(d["command"])
+		command = detail(d["command"])
 	case "edit":
 		command = str(d["filePath"])
 	case "mcp":
@@ -144,6 +146,13 @@ func tail(v any) string {
 		}
 	}
 	return strings.ToValidUTF8(s, string(utf8.RuneError))
+}
+
+// detail is str for a command the human is asked to approve: bounded by
+// ipc.MaxPromptDetail (and marked when cut), not maxField.
+func detail(v any) string {
+	s, _ := v.(string)
+	return strings.ToValidUTF8(ipc.BoundDetail(s), string(utf8.RuneError))
 }
 
 // str returns v as a bounded, valid UTF-8 string ("" for non-strings).

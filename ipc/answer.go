@@ -30,13 +30,16 @@ type AnswerParams struct {
 
 // AnswerResult answers `answer`: the keys were typed and the prompt left.
 type AnswerResult struct {
-	PromptID  string `msgpack:"prompt_id" json:"prompt_id"` // the prompt answered
-	Choice    string `msgpack:"choice" json:"choice"`
-	Dialog    string `msgpack:"dialog" json:"dialog"`   // the dialog kind whose keys were used
-	Summary   string `msgpack:"summary" json:"summary"` // what the prompt asked about
-	AckedBy   string `msgpack:"acked_by" json:"acked_by"`
-	Activity  string `msgpack:"activity" json:"activity"`     // the activity after the answer
-	LatencyMS int64  `msgpack:"latency_ms" json:"latency_ms"` // request → acknowledged
+	PromptID string `msgpack:"prompt_id" json:"prompt_id"` // the prompt answered
+	Choice   string `msgpack:"choice" json:"choice"`
+	Dialog   string `msgpack:"dialog" json:"dialog"`   // the dialog kind whose keys were used
+	Summary  string `msgpack:"summary" json:"summary"` // what the prompt asked about
+	// PromptDetail is the whole command the answer approved (or refused),
+	// as State.PromptDetail showed it; "" when the prompt named none.
+	PromptDetail string `msgpack:"prompt_detail" json:"prompt_detail"`
+	AckedBy      string `msgpack:"acked_by" json:"acked_by"`
+	Activity     string `msgpack:"activity" json:"activity"`     // the activity after the answer
+	LatencyMS    int64  `msgpack:"latency_ms" json:"latency_ms"` // request → acknowledged
 }
 
 // PromptOption is one numbered option of an open prompt, read from the
@@ -49,13 +52,15 @@ type PromptOption struct {
 // ExplainResult answers `explain`: every signal the supervisor holds about
 // the session's activity and which one decided it.
 type ExplainResult struct {
-	Activity string          `msgpack:"activity" json:"activity"`
-	Reason   string          `msgpack:"reason" json:"reason"`
-	Summary  string          `msgpack:"summary" json:"summary"`
-	Source   string          `msgpack:"source" json:"source"` // the deciding source: lifecycle, hook, stream, screen
-	Rule     string          `msgpack:"rule" json:"rule"`     // the deciding rule
-	Since    int64           `msgpack:"since" json:"since"`   // when the activity became what it is
-	Signals  []ExplainSignal `msgpack:"signals" json:"signals"`
+	Activity string `msgpack:"activity" json:"activity"`
+	Reason   string `msgpack:"reason" json:"reason"`
+	Summary  string `msgpack:"summary" json:"summary"`
+	// PromptDetail is the open prompt's whole command (State.PromptDetail).
+	PromptDetail string          `msgpack:"prompt_detail" json:"prompt_detail"`
+	Source       string          `msgpack:"source" json:"source"` // the deciding source: lifecycle, hook, stream, screen
+	Rule         string          `msgpack:"rule" json:"rule"`     // the deciding rule
+	Since        int64           `msgpack:"since" json:"since"`   // when the activity became what it is
+	Signals      []ExplainSignal `msgpack:"signals" json:"signals"`
 	// Lifecycle and the facts beside the signals.
 	Lifecycle    string `msgpack:"lifecycle" json:"lifecycle"`
 	PromptID     string `msgpack:"prompt_id" json:"prompt_id"`

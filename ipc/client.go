@@ -55,9 +55,31 @@ var ErrForeignServer = errors.New("refusing a socket served by another user")
 // socket served by another uid gives an error wrapping ErrForeignServer. No
 // hello is exchanged. A refused connection (a stale socket) gives an error
 // wrapping ErrStale; a missing socket gives one matching fs.ErrNotExist.
+//
+// A full accept backlog (EAGAIN: a burst of connections, or one process
+// connecting in a loop) is retried with a short backoff until timeout
+// (at most dialBusyWait when timeout is 0): the server accepts quickly,
+// and a hook or `sup state` must not fail for a queue that drains in
+// milliseconds (specs/ipc.md, "Connection slots").
 func Dial(path string, timeout time.Duration) (*Client, error) {
-	d := net.Dialer{Timeout: timeout}
-	nc, err := d.Dial("unix", path)
+	start := time.Now()
+	giveUp := start.Add(dialBusyWait)
+	if timeout > 0 {
+		giveUp = start.Add(timeout)
+	}
+	var nc net.Conn
+	var err error
+	for pause := time.Millisecond; ; pause = min(2*pause, 16*time.Millisecond) {
+		d := net.Dialer{Deadline: giveUp}
+		if timeout == 0 {
+			d.Deadline = time.Time{}
+		}
+		nc, err = d.Dial("unix", path)
+		if !errors.Is(err, syscall.EAGAIN) || time.Now().Add(pause).After(giveUp) {
+			break
+		}
+		time.Sleep(pause)
+	}
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("ipc: %w: %w", ErrStale, err)
@@ -70,6 +92,10 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 	}
 	return NewClient(nc), nil
 }
+
+// dialBusyWait bounds Dial's retries of a full backlog when it has no
+// timeout of its own.
+const dialBusyWait = 2 * time.Second
 
 // CheckServer refuses a connection whose server runs as another uid than
 // ours (the kernel's SO_PEERCRED, read at connect time), before anything is

@@ -15,8 +15,9 @@ import (
 
 // conn is one accepted connection. One goroutine (serve) reads a request,
 // answers it and reads the next, so answers come in request order and a
-// connection costs one goroutine; a subscribed connection adds a second one
-// that watches for the client hanging up.
+// connection costs one goroutine; a subscribed connection, and one whose
+// request is being handled, adds a second one that watches for the client
+// hanging up (watchHangup).
 type conn struct {
 	srv  *Server
 	nc   net.Conn
@@ -31,6 +32,7 @@ type conn struct {
 	// guarded by srv.mu
 	admitted  bool      // holds a MaxConns slot
 	evicted   bool      // closed by admit to free its slot
+	hungUp    bool      // its client hung up during a handler; slot given back (Server.hangUp)
 	idleSince time.Time // zero unless waiting for a request's first byte
 }
 
@@ -149,8 +151,25 @@ func (c *conn) serve() {
 			}
 			continue
 		}
+		waiting := !reservedMethods[req.Method]
+		if waiting {
+			if e := s.holdSlot(c, true); e != nil {
+				s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused a waiting call", "method", req.Method, "msg", e.Message)
+				c.respond(req.ID, nil, e)
+				return // closed at once, so the refused call frees its slot
+			}
+		}
 		s.inflight.Add(1)
-		res, err := c.call(ctx, h, req)
+		hctx, stopWatch := c.watchHangup(ctx)
+		res, err := c.call(hctx, h, req)
+		hungUp := stopWatch()
+		if waiting {
+			s.unholdSlot(c, true)
+		}
+		if hungUp {
+			s.inflight.Add(-1)
+			return // no one to answer; the slot was given back already
+		}
 		if req.Method == MethodHook && err != nil && AsError(err).Code == CodeBadRequest {
 			// Agents' hooks fire on every tool call: a broken payload
 			// would otherwise go unseen or flood the log.
@@ -160,6 +179,67 @@ func (c *conn) serve() {
 		s.inflight.Add(-1)
 		if !ok {
 			return
+		}
+	}
+}
+
+// aLongTimeAgo is a read deadline in the past: it wakes a blocked read.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// hangupPoll is how often a half-closed connection is checked for the
+// full close while its request is handled (see watchHangup).
+const hangupPoll = 100 * time.Millisecond
+
+// watchHangup returns a child of ctx for one handler call that is
+// cancelled when the client hangs up meanwhile, and a stop function to call
+// once the handler returned; stop reports whether the client hung up (then
+// nothing is to be sent, and the slot was given back at once:
+// Server.hangUp). The watcher reads ahead through c.br, which the serve
+// goroutine does not touch until stop returns, so a request pipelined
+// behind this one stays in the buffer for the next readFrame.
+func (c *conn) watchHangup(ctx context.Context) (context.Context, func() bool) {
+	hctx, cancel := context.WithCancel(ctx)
+	c.nc.SetReadDeadline(time.Time{}) // the handler may take minutes (a trigger with wait)
+	stopping := make(chan struct{})
+	gone := make(chan bool, 1)
+	go func() { gone <- c.awaitHangup(stopping, cancel) }()
+	return hctx, func() bool {
+		close(stopping)
+		c.nc.SetReadDeadline(aLongTimeAgo) // wakes the read ahead
+		g := <-gone
+		cancel()
+		return g
+	}
+}
+
+// awaitHangup blocks until the client hangs up (then it cancels the call
+// and gives the slot back) or stopping is closed. A byte of a next request
+// ends the watch without a verdict: the client is there. EOF may be a
+// half-close (shutdown(SHUT_WR), as `sup relay` does when its input ends)
+// from a client that still reads the answer, so EOF counts only once the
+// peer has closed both ways (peerClosed), checked every hangupPoll.
+func (c *conn) awaitHangup(stopping <-chan struct{}, cancel context.CancelFunc) bool {
+	if _, err := c.br.Peek(1); err == nil || isTimeout(err) {
+		return false
+	}
+	tick := time.NewTicker(hangupPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.done: // closed by the server (Close, or a failed write)
+			return false
+		default:
+		}
+		if peerClosed(c.nc) {
+			c.log.Debug("ipc: client hung up during its call; cancelling it")
+			cancel()
+			c.srv.hangUp(c)
+			return true
+		}
+		select {
+		case <-stopping:
+			return false
+		case <-tick.C:
 		}
 	}
 }

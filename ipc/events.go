@@ -127,17 +127,19 @@ func (c *conn) subscribe(req *Request) bool {
 	// answer is missed; events published meanwhile wait in the buffer.
 	// The replay goes into the same buffer first, under the same lock, so
 	// it and the live events neither overlap nor leave a hole.
+	// A subscription holds its slot for good: it counts against the same
+	// budget as waiting calls (Server.holdSlot), so followers cannot take
+	// the slots kept for hooks, state and stop.
+	if e := s.holdSlot(c, false); e != nil {
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: held slots full", "msg", e.Message)
+		e.Message += "; this connection still takes requests"
+		return !c.respond(req.ID, nil, e)
+	}
+	defer s.unholdSlot(c, false)
 	s.subMu.Lock()
 	if s.subs == nil {
 		s.subMu.Unlock()
 		return true
-	}
-	if n := len(s.subs); n >= s.cfg.maxSubscribers() {
-		s.subMu.Unlock()
-		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: subscriber slots full", "subscribers", n)
-		return !c.respond(req.ID, nil, Errorf(CodeTooManyClients,
-			"the server already has %d subscribed connections, its limit (%d of its %d slots stay for requests); "+
-				"this connection still takes requests", n, s.cfg.MaxConns-n, s.cfg.MaxConns))
 	}
 	res := SubscribeResult{Events: names, Seq: s.seq}
 	if p.SinceSeq != nil {

@@ -34,9 +34,17 @@ type ServerConfig struct {
 	// EvictIdleAfter) and takes its slot; when none is idle, it gets one
 	// TOO_MANY_CLIENTS error frame and is closed, so a runaway script
 	// cannot exhaust the supervisor's file descriptors. At most
-	// MaxConns-MaxConns/8 of them may be subscribed, so that event
-	// followers cannot take every slot either. Default DefaultMaxConns.
+	// MaxConns-MaxConns/8 of them may be held — subscribed, or inside a
+	// handler of a method outside reservedMethods — so that event
+	// followers and waiting calls cannot take every slot either: the
+	// rest are idle (evictable) or serve reserved calls, which are
+	// quick. Default DefaultMaxConns.
 	MaxConns int
+	// MaxWaitingPerPeer is how many calls of methods outside
+	// reservedMethods one peer process (SO_PEERCRED pid) may have inside
+	// handlers at once; its next one is answered TOO_MANY_CLIENTS and its
+	// connection closed. Default MaxConns/8 (16 of 128).
+	MaxWaitingPerPeer int
 	// EvictIdleAfter is how long a connection must have been idle (no
 	// request in flight, none being read, not subscribed) before a new
 	// connection may close it for its slot: a client between its connect
@@ -103,9 +111,10 @@ const DefaultIdleTimeout = 30 * time.Second
 // between connect and first request, and far shorter than anyone waits.
 const DefaultEvictIdleAfter = time.Second
 
-// maxSubscribers is how many connections may be subscribed: all but an
-// eighth of the slots, which stay for requests (hooks, stop, state).
-func (c *ServerConfig) maxSubscribers() int {
+// maxHeld is how many connections may be held (subscribed, or inside a
+// handler of a method outside reservedMethods): all but an eighth of the
+// slots, which stay for reserved calls (hooks, stop, state).
+func (c *ServerConfig) maxHeld() int {
 	if c.MaxConns < 2 {
 		return c.MaxConns
 	}
@@ -124,6 +133,9 @@ func (c *ServerConfig) setDefaults() {
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxWaitingPerPeer <= 0 {
+		c.MaxWaitingPerPeer = max(1, c.MaxConns/8)
 	}
 	if c.EvictIdleAfter <= 0 {
 		c.EvictIdleAfter = DefaultEvictIdleAfter
@@ -176,6 +188,8 @@ type Server struct {
 	conns     map[*conn]struct{}
 	admitted  int
 	perPID    map[int]int // admitted connections per peer process
+	held      int         // connections subscribed or in a waiting call; see holdSlot
+	waiting   map[int]int // waiting calls per peer process; see holdSlot
 	closed    bool
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
@@ -199,6 +213,7 @@ func NewServer(cfg ServerConfig) *Server {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
 		perPID:    map[int]int{},
+		waiting:   map[int]int{},
 		subs:      map[*subscriber]struct{}{},
 		replay:    replayBuffer{max: cfg.EventBuffer},
 	}
@@ -342,6 +357,10 @@ func (s *Server) admit(c *conn) (evicted *conn, ok bool) {
 	s.admitted++
 	s.perPID[c.peer.PID]++
 	c.admitted = true
+	// Idle from admission, not only from its first read: a hog's
+	// newcomers must be evictable at once (oldestIdle), and this one is
+	// not yet busy with anything.
+	c.idleSince = s.cfg.Now()
 	return evicted, true
 }
 
@@ -412,6 +431,83 @@ func (s *Server) wasEvicted(c *conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return c.evicted
+}
+
+// reservedMethods are the methods that always find room: hooks (an
+// agent's hooks must land, or its state goes stale), state (the operator's
+// and every view's read), stop (the way out, with or without --force) and
+// cancel_trigger (a waiting `sup trigger`'s Ctrl-C). Their handlers are
+// quick. A call of any other method is a *waiting* call while its handler
+// runs (a trigger with wait, an inject, a restart); waiting calls are what
+// could otherwise pin every slot, since busy connections are never
+// evicted. See specs/ipc.md, "Connection slots".
+var reservedMethods = map[string]bool{
+	MethodHook: true, MethodState: true, MethodStop: true, MethodCancelTrigger: true,
+}
+
+// holdSlot admits a waiting call of c's (a method outside
+// reservedMethods) into the two budgets that keep room for reserved calls:
+// its peer process may have at most MaxWaitingPerPeer waiting calls, and
+// all connections together at most maxHeld subscribed or waiting. Why this
+// guarantees room although a slot is taken at accept, before the method is
+// known: at most maxHeld connections are ever busy for long, so of the
+// MaxConns slots at least MaxConns/8 are idle (evictable by a newcomer,
+// see admit) or serve reserved calls, which end in milliseconds. A call
+// refused here gets the error and its connection is closed (see serve), so
+// the slot frees at once — given back here already, before the answer is
+// written, so that a process retrying in a loop never holds more than its
+// waiting calls. nil means held: pair it with unholdSlot.
+func (s *Server) holdSlot(c *conn, waiting bool) *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if waiting && s.waiting[c.peer.PID] >= s.cfg.MaxWaitingPerPeer {
+		s.unadmit(c)
+		return Errorf(CodeTooManyClients,
+			"process %d already has %d calls waiting on this server, its limit; hook, state, stop and cancel_trigger are not limited",
+			c.peer.PID, s.waiting[c.peer.PID])
+	}
+	if s.held >= s.cfg.maxHeld() {
+		what := "subscriptions"
+		if waiting {
+			what = "waiting calls"
+			s.unadmit(c)
+		}
+		return Errorf(CodeTooManyClients,
+			"the server already has %d subscribed connections and waiting calls, its limit (%d of its %d slots stay for hook, state, stop and cancel_trigger); no room for more %s",
+			s.held, s.cfg.MaxConns-s.cfg.maxHeld(), s.cfg.MaxConns, what)
+	}
+	s.held++
+	if waiting {
+		s.waiting[c.peer.PID]++
+	}
+	return nil
+}
+
+// unholdSlot ends what holdSlot admitted. A hung-up client's call stays
+// counted until its handler returns (handlers end soon once their context
+// is cancelled), so handlers that are slow to notice stay bounded too.
+func (s *Server) unholdSlot(c *conn, waiting bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held--
+	if waiting {
+		if s.waiting[c.peer.PID]--; s.waiting[c.peer.PID] <= 0 {
+			delete(s.waiting, c.peer.PID)
+		}
+	}
+}
+
+// hangUp gives the slot of c back at once because its client hung up
+// while a handler ran (conn.watchHangup): the handler's context is
+// cancelled and its answer has no one to go to, so the slot need not wait
+// for it. The connection is closed; its goroutine ends when the handler
+// returns.
+func (s *Server) hangUp(c *conn) {
+	s.mu.Lock()
+	c.hungUp = true
+	s.unadmit(c)
+	s.mu.Unlock()
+	c.close()
 }
 
 func (s *Server) release(c *conn) {

@@ -2,6 +2,8 @@ package ipc
 
 import (
 	"fmt"
+	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,4 +21,27 @@ func newSocket() (int, error) {
 		return -1, fmt.Errorf("fchmod: %w", err)
 	}
 	return fd, nil
+}
+
+// peerClosed reports whether the peer of nc has closed its end both ways
+// (POLLHUP), not merely shut down its writing (a half-close, which reads
+// as EOF too). A socket whose state cannot be read counts as closed.
+func peerClosed(nc net.Conn) bool {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return true
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	closed := true
+	if err := raw.Control(func(fd uintptr) {
+		pfd := []unix.PollFd{{Fd: int32(fd)}} // no events asked: POLLHUP and POLLERR are always reported
+		n, err := unix.Poll(pfd, 0)
+		closed = err != nil || (n > 0 && pfd[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0)
+	}); err != nil {
+		return true
+	}
+	return closed
 }

@@ -1,6 +1,9 @@
 package ipc
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // State answers `state`: everything a broker or dashboard needs to know
 // about one session. Times are unix milliseconds, 0 meaning "never". Fields a
@@ -59,6 +62,29 @@ type State struct {
 	ModelState   string        `msgpack:"model_state" json:"model_state"`
 	ModelSummary string        `msgpack:"model_summary" json:"model_summary"`
 	ModelOptions []ModelOption `msgpack:"model_options" json:"model_options"`
+	// PromptDetail is the whole of what the open prompt asks to approve:
+	// every line of the command, at most MaxPromptDetail bytes (then cut
+	// and marked, BoundDetail). Summary is its first line. "" when no
+	// prompt is open or its agent's hook named no command.
+	PromptDetail string `msgpack:"prompt_detail" json:"prompt_detail"`
+}
+
+// MaxPromptDetail caps PromptDetail: far above any real command (they
+// are lines, a heredoc at most), far below a frame.
+const MaxPromptDetail = 64 << 10
+
+// BoundDetail is s cut to MaxPromptDetail bytes on a rune boundary, with
+// a marker saying how much was cut; s itself when it fits.
+func BoundDetail(s string) string {
+	if len(s) <= MaxPromptDetail {
+		return s
+	}
+	mark := "\n… [cut: " + strconv.Itoa(len(s)) + " bytes in all, " + strconv.Itoa(MaxPromptDetail) + " shown]"
+	n := MaxPromptDetail - len(mark)
+	for n > 0 && s[n]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+		n--
+	}
+	return s[:n] + mark
 }
 
 // ModelOption is one option the model reader saw on the screen: `sup
@@ -176,4 +202,28 @@ type HookParams struct {
 type HookResult struct {
 	Applied bool   `msgpack:"applied" json:"applied"` // false: ignored (another session id, or says nothing)
 	Why     string `msgpack:"why,omitempty" json:"why,omitempty"`
+}
+
+// MoreLines is the mark a one-line rendering of s adds for the non-blank
+// lines it leaves out after the first one (blank lines are not counted): " (+1 line)", " (+2 lines)", ""
+// when there are none.
+func MoreLines(s string) string {
+	n, first := 0, true
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		n++
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " (+1 line)"
+	}
+	return " (+" + strconv.Itoa(n) + " lines)"
 }

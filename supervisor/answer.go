@@ -115,7 +115,7 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	v, open := s.agent.withPrompt(now)
 	pl := s.Plan()
 	pr := s.promptOf(v.st, open, pl)
-	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Reason: pr.st.Reason, Rule: pr.st.Rule,
+	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
 		d.Keys = pr.answerKeys

@@ -54,6 +54,9 @@ func (s *Session) State() ipc.State {
 	st.Activity = string(act.Activity)
 	st.Reason = act.Reason
 	st.Summary = act.Summary
+	if activity.Prompting(act.Activity, act.Reason) {
+		st.PromptDetail = act.Detail
+	}
 	st.WaitingSince = unixMilli(act.WaitingSince)
 	st.SkipUntil = unixMilli(act.SkipUntil)
 	st.Draft = v.draft

@@ -44,6 +44,9 @@ func (s *Session) explain() ipc.ExplainResult {
 		OperatorBusy: v.operatorBusy(), LastInputAt: unixMilli(st.LastInputAt), Draft: v.draft,
 		LastOutputAt: unixMilli(s.display.lastOutputAt()), Signals: []ipc.ExplainSignal{}, Progress: progress,
 	}
+	if activity.Prompting(st.Activity, st.Reason) {
+		r.PromptDetail = st.Detail
+	}
 	for _, sig := range signals {
 		r.Signals = append(r.Signals, ipc.ExplainSignal{
 			Source: sig.Source.String(), Rule: sig.Rule, Activity: string(sig.Activity), Reason: sig.Reason,

@@ -74,7 +74,7 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 	s.counts.inc(hookCounter(p.Event))
 	e := activity.HookEvent{
 		Agent: p.Agent, Event: p.Event, SessionID: p.SessionID, ToolName: p.ToolName,
-		Command: p.Command, Message: p.Message, NotificationType: p.NotificationType,
+		Command: ipc.BoundDetail(p.Command), Message: p.Message, NotificationType: p.NotificationType,
 	}
 	if turnEnd(p.Event) {
 		e.Question = s.question(p.Message)

@@ -63,6 +63,7 @@ func answerCommand() *cli.Command {
 					return printJSON(os.Stdout, r)
 				}
 				outf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
+				printDetail(os.Stdout, "the prompt's command", r.PromptDetail)
 				return nil
 			})
 		},
@@ -104,6 +105,23 @@ func explainCommand() *cli.Command {
 		func(r ipc.ExplainResult) { printExplain(os.Stdout, r, time.Now()) })
 }
 
+// printDetail prints a prompt's whole command under a heading, one line
+// of it per row (view.DetailLines: uncut, escaped, prefixed); nothing
+// when detail is "".
+func printDetail(w io.Writer, heading, detail string) {
+	if detail == "" {
+		return
+	}
+	lines, plural := strings.Count(strings.TrimRight(detail, "\n"), "\n")+1, "s"
+	if lines == 1 {
+		plural = ""
+	}
+	fprintf(w, "%s (%d line%s, %d bytes):\n", heading, lines, plural, len(detail))
+	for _, row := range view.DetailLines(detail, 0) {
+		io.WriteString(w, row+"\n") // safe already, and uncut: fprintf would cap it
+	}
+}
+
 // printExplain is explain's human form: the verdict, the deciding signal
 // first, then every other fact.
 func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
@@ -131,6 +149,7 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.Summary != "" {
 		fprintf(w, "summary %s\n", r.Summary)
 	}
+	printDetail(w, "command", r.PromptDetail)
 	fprintf(w, "lifecycle %s\n", r.Lifecycle)
 	for _, s := range r.Signals {
 		mark := " "

@@ -53,7 +53,11 @@ type Signal struct {
 	Activity Activity
 	Reason   string // display only: permission, stopped, exited, halted, ...
 	Summary  string // the command awaiting approval, the last assistant message
-	Stuck    bool   // the session now waits on the human (see Stuck)
+	// Detail is the whole of what a prompt asks to approve (every line of
+	// the command, at most ipc.MaxPromptDetail): Summary is its first
+	// line. Only an agent's own permission hook knows it.
+	Detail string
+	Stuck  bool // the session now waits on the human (see Stuck)
 	// Generic marks a report that restates a prompt without its details
 	// (Claude's permission Notification: "Claude needs your permission"):
 	// it never replaces a specific summary of the same prompt.
@@ -66,6 +70,7 @@ type State struct {
 	Activity     Activity
 	Reason       string
 	Summary      string
+	Detail       string // see Signal.Detail
 	Source       Source
 	Rule         string
 	Since        time.Time // when Activity last changed

@@ -50,7 +50,7 @@ func TestPermissionTurn(t *testing.T) {
 
 func TestPermissionSummaryAndNotification(t *testing.T) {
 	s, _ := HookSignal(HookEvent{Event: "PermissionRequest", ToolName: "Bash", Command: "rm -rf build\necho more"}, t0)
-	if s.Summary != "Bash: rm -rf build" || s.Reason != "permission" {
+	if s.Summary != "Bash: rm -rf build (+1 line)" || s.Reason != "permission" { // never the bare first line (issue 28)
 		t.Fatalf("summary %q reason %q", s.Summary, s.Reason)
 	}
 	if _, ok := HookSignal(HookEvent{Event: "Notification", NotificationType: "idle_prompt"}, t0); ok {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // HookEvent is the part of an agent's hook payload the supervisor uses
@@ -13,7 +15,7 @@ type HookEvent struct {
 	Event            string // hook_event_name; "agent-turn-complete" for Codex notify
 	SessionID        string
 	ToolName         string
-	Command          string // the tool's command, for a permission summary
+	Command          string // the tool's command, whole: the prompt's detail and summary
 	Message          string // last assistant message, or the notification text
 	NotificationType string
 	// Question: the turn's last message asks the human this (package
@@ -38,6 +40,7 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 		s.Activity, s.Reason = Busy, "working"
 	case "PermissionRequest":
 		s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", permissionSummary(e)
+		s.Detail = e.Command
 	case "Notification":
 		switch e.NotificationType {
 		case "permission_prompt":
@@ -49,6 +52,7 @@ func HookSignal(e HookEvent, at time.Time) (Signal, bool) {
 			// Gemini CLI: its payload names the tool and command
 			// (hooks.Parse reads them from details).
 			s.Activity, s.Reason, s.Summary = NeedsConfirmation, "permission", permissionSummary(e)
+			s.Detail = e.Command
 			if s.Summary == "" {
 				s.Summary = FirstLine(e.Message)
 			}
@@ -90,14 +94,18 @@ func elicitationSummary(e HookEvent) string {
 	return FirstLine(e.ToolName + e.Message)
 }
 
+// permissionSummary names the tool and the command's first line, marked
+// when the command has more lines: `Bash: ls -la (+1 line)`, never a bare
+// `Bash: ls -la` for `ls -la\ncurl … | sh` (the whole command is the
+// prompt's Detail).
 func permissionSummary(e HookEvent) string {
 	switch {
 	case e.ToolName != "" && e.Command != "":
-		return e.ToolName + ": " + FirstLine(e.Command)
+		return e.ToolName + ": " + FirstLine(e.Command) + ipc.MoreLines(e.Command)
 	case e.ToolName != "":
 		return e.ToolName
 	}
-	return FirstLine(e.Command)
+	return FirstLine(e.Command) + ipc.MoreLines(e.Command)
 }
 
 // maxSummary bounds summaries: they are display text for one line of a list.

@@ -93,8 +93,10 @@ func (t *Tracker) Observe(s Signal) bool {
 			// A restatement of the same prompt (Claude's Notification
 			// ~5 s after PermissionRequest): the command stays.
 			return false
-		case s.Reason != cur.Reason || s.Summary != cur.Summary:
-			t.state.Reason, t.state.Summary = s.Reason, s.Summary
+		case s.Reason != cur.Reason || s.Summary != cur.Summary || s.Detail != cur.Detail:
+			// Detail too: `ls\ncurl … | sh` after `ls\nmake` is another
+			// command with the same first line.
+			t.state.Reason, t.state.Summary, t.state.Detail = s.Reason, s.Summary, s.Detail
 			t.state.Source, t.state.Rule = s.Source, s.Rule
 			if s.Source >= SourceHook && (cur.Source >= SourceHook || !Prompting(cur.Activity, cur.Reason)) {
 				// The agent itself reports a new prompt: a new stuck
@@ -130,6 +132,7 @@ func (t *Tracker) become(s Signal) {
 		Activity:     s.Activity,
 		Reason:       s.Reason,
 		Summary:      s.Summary,
+		Detail:       s.Detail,
 		Source:       s.Source,
 		Rule:         s.Rule,
 		Stuck:        s.Stuck,

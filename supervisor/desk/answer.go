@@ -19,6 +19,7 @@ type Prompt struct {
 	ID       string // "" when no prompt is open
 	Activity string
 	Summary  string
+	Detail   string // the whole command (ipc.State.PromptDetail)
 	Reason   string
 	Rule     string
 	// Since is when the prompt appeared: a key pressed before it cannot
@@ -89,6 +90,12 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: no agent is running")
 	}
 	a.settle(ctx, c)
+	if err := ctx.Err(); err != nil {
+		// The asker hung up (or sup is stopping) before a key went: an
+		// answer no one waits for is not typed (specs/ipc.md,
+		// "Connection slots").
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeInternal, "answer: %v before its keys were typed; nothing typed", err)
+	}
 	var keys string
 	var submit bool
 	// check runs under the session's input lock, right before the write:
@@ -154,7 +161,7 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	if err != nil {
 		return ipc.AnswerResult{}, err
 	}
-	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary,
+	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary, PromptDetail: a.pr.Detail,
 		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
 }
 

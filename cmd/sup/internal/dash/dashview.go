@@ -88,6 +88,15 @@ func (m *dashModel) View() string {
 	for i, r := range rows {
 		b.WriteString(m.row(r, i == sel, now) + "\n")
 	}
+	if len(rows) > 0 && rows[sel].s.State.PromptDetail != "" {
+		// The selected session's open prompt, whole: what an answer
+		// from here would approve (view.DetailBlock).
+		st := rows[sel].s.State
+		b.WriteString("\n" + sgrDim + "  prompt of " + safetext.Field(st.Name) + ":" + sgrReset + "\n")
+		for _, row := range view.DetailBlock(st.PromptDetail, max(m.width, 40), max(m.height/3, 4), st.Name) {
+			b.WriteString(row + "\n")
+		}
+	}
 	used := strings.Count(b.String(), "\n")
 	if gap := m.height - used - 3; gap > 0 {
 		b.WriteString(strings.Repeat("\n", gap))

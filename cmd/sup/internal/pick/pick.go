@@ -282,7 +282,7 @@ func (m *pickModel) View() string {
 	}
 	prompt := ""
 	if len(m.queue) > 0 {
-		prompt = promptBlock(m.queue[sel].State, m.width)
+		prompt = promptBlock(m.queue[sel].State, m.width, m.height/2)
 	}
 	used := strings.Count(b.String(), "\n") + 1 + strings.Count(prompt, "\n")
 	if m.preview != "" {
@@ -294,16 +294,21 @@ func (m *pickModel) View() string {
 }
 
 // promptBlock shows the selected session's open prompt under the preview:
-// what it asks and the answers it takes; "" when it shows none.
-func promptBlock(st ipc.State, width int) string {
+// what it asks (the whole command, every line, in at most detailRows
+// rows: view.DetailBlock) and the answers it takes; "" when it shows none.
+func promptBlock(st ipc.State, width, detailRows int) string {
 	if st.PromptID == "" {
 		return ""
 	}
 	w := max(width, 40)
+	detail := st.PromptDetail // before Copy, which would make it one capped line
 	st = safetext.Copy(st)
 	var b strings.Builder
 	b.WriteString("\n" + strings.Repeat("─", w) + "\n")
 	b.WriteString(view.OneLine("prompt: "+view.Dash(view.SummaryText(st)), w) + "\n")
+	for _, row := range view.DetailBlock(detail, w, detailRows, st.Name) {
+		b.WriteString(row + "\n")
+	}
 	var opts []string
 	for _, o := range st.PromptOptions {
 		opts = append(opts, view.OptionText(st, o))

@@ -99,13 +99,71 @@ func AnyRemote(sessions []broker.Listing) bool {
 	return false
 }
 
-// OneLine is s's first line, cut to n runes.
+// OneLine is s's first line, cut to n runes; a cut says so: "…" for a
+// line cut short, " (+2 lines)" for lines left out (within the n runes
+// when it fits, else the cut's "…" says it).
 func OneLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
+	s, rest, multi := strings.Cut(s, "\n")
+	if multi {
+		if more := ipc.MoreLines("x\n" + rest); more != "" {
+			s += more
+		}
+	}
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// DetailPrefix starts every row of a prompt's detail (DetailLines) in the
+// views, so that no line of an agent's command can pass for sup's own
+// text; DetailWrap starts a long line's continuation rows.
+const (
+	DetailPrefix = "  │ "
+	DetailWrap   = "  ┆ "
+)
+
+// DetailBlock is DetailLines for a screen of limited height: at most
+// rows rows (at least 2), the last one saying how many more there are and
+// where the whole command is, when it does not fit.
+func DetailBlock(detail string, width, rows int, name string) []string {
+	lines := DetailLines(detail, width)
+	rows = max(rows, 2)
+	if len(lines) <= rows {
+		return lines
+	}
+	more := len(lines) - (rows - 1)
+	return append(lines[:rows-1], DetailWrap+fmt.Sprintf("… %d more rows: sup explain %s shows the whole command", more, safetext.Field(name)))
+}
+
+// DetailLines is a prompt's detail (ipc.State.PromptDetail: the whole
+// command) as rows for a terminal: each line of it on its own row,
+// uncut, its controls made visible escapes (safetext.Text: a CR, an ESC
+// or a bidi control cannot hide or reorder anything), every row prefixed
+// (DetailPrefix). width > 0 wraps long lines into rows of at most width
+// runes (continuation rows DetailWrap), so nothing is cut; width 0 keeps
+// each line whole on one row.
+func DetailLines(detail string, width int) []string {
+	if detail == "" {
+		return nil
+	}
+	var rows []string
+	room := width - len([]rune(DetailPrefix))
+	for _, line := range strings.Split(strings.TrimRight(detail, "\n"), "\n") {
+		r := []rune(safetext.Text(line)) // no newline left: Text is Field uncut
+		if width <= 0 || room < 8 || len(r) <= room {
+			rows = append(rows, DetailPrefix+string(r))
+			continue
+		}
+		for i := 0; i < len(r); i += room {
+			p := DetailWrap
+			if i == 0 {
+				p = DetailPrefix
+			}
+			rows = append(rows, p+string(r[i:min(i+room, len(r))]))
+		}
+	}
+	return rows
 }
 
 // SummaryText is a session's summary as the views show it, marked when the
