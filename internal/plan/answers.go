@@ -14,6 +14,7 @@ const (
 	ChoiceYes    = "yes"
 	ChoiceNo     = "no"
 	ChoiceAlways = "always"
+	ChoiceEnter  = "enter"
 )
 
 // AnswerKeys are the keys that answer one kind of dialog: data in the
@@ -22,6 +23,7 @@ type AnswerKeys struct {
 	Yes    string `yaml:"yes"`    // approve once
 	No     string `yaml:"no"`     // decline
 	Always string `yaml:"always"` // approve and do not ask again; "" when the dialog has no such option
+	Enter  string `yaml:"enter"`  // press Enter: take the dialog's default, go on from a notice
 	// Numbers: the digits 1…9 pick that option (the agent reads a digit
 	// as the option's number).
 	Numbers bool `yaml:"numbers"`
@@ -54,7 +56,7 @@ func (a Answers) validate() error {
 	for _, kind := range kinds {
 		k := a[kind]
 		if k == nil {
-			return fmt.Errorf("answers: %s: empty; give yes, no, always, numbers, text or options", kind)
+			return fmt.Errorf("answers: %s: empty; give yes, no, always, enter, numbers, text or options", kind)
 		}
 		if k.Options != "" {
 			re, err := regexp.Compile("(?m)" + k.Options)
@@ -99,6 +101,8 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 		keys = k.No
 	case ChoiceAlways:
 		keys = k.Always
+	case ChoiceEnter:
+		keys = k.Enter
 	default:
 		named = false
 	}
@@ -128,7 +132,7 @@ func (k *AnswerKeys) Choices() []string {
 		return []string{"1-" + strconv.Itoa(len(k.picks))}
 	}
 	var out []string
-	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}} {
+	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}, {ChoiceEnter, k.Enter}} {
 		if c.keys != "" {
 			out = append(out, c.name)
 		}

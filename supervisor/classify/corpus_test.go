@@ -464,3 +464,39 @@ func TestCodexStarting(t *testing.T) {
 		t.Fatalf("loading screen: %s (rule %q), want busy (rule starting)\n%s", got.Activity, got.Rule, snap.Text)
 	}
 }
+
+// TestUnitShellPackPrograms: any other question on the last line is one
+// only while a program other than the login shell reads the terminal
+// (`program: true`): the login shell's prompt, whatever PS1 says, never is.
+func TestUnitShellPackPrograms(t *testing.T) {
+	p := builtinPack(t, "shell")
+	for _, c := range []struct{ screen, rule, summary string }{
+		{"$ rm -i x\nrm: remove regular empty file 'x'? ", "question", "rm: remove regular empty file 'x'?"},
+		{"cp: overwrite 'b.txt'? ", "question", "cp: overwrite 'b.txt'?"},
+		{"What is your name? ", "question", "What is your name?"},
+		{"Is this OK? (yes) ", "question", "Is this OK? (yes)"},
+		{"package name: (demo) ", "value", "package name: (demo)"},
+		{"Project name [demo]: ", "value", "Project name [demo]:"},
+		{"Enter a number: ", "value", "Enter a number:"},
+		{"*** Commands ***\n    1: clean    5: quit\nWhat now> ", "value", "What now>"},
+		{">>> ", "", ""},
+		{"next> ", "", ""},
+		{"[P]ublish v9   [A]bort", "", ""},
+		{"building 3 of 9: ", "", ""},
+	} {
+		snap := classify.Render([]byte(strings.ReplaceAll(c.screen, "\n", "\r\n")), 100, 10)
+		if res := p.Classify(snap); res.Matched {
+			t.Errorf("%q at the login shell's prompt: rule %s, want none", c.screen, res.Rule)
+		}
+		res := p.ClassifyFacts(snap, classify.Facts{Program: true})
+		if c.rule == "" {
+			if res.Matched {
+				t.Errorf("%q: rule %s, want none", c.screen, res.Rule)
+			}
+			continue
+		}
+		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
+			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
+		}
+	}
+}

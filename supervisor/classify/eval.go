@@ -21,6 +21,7 @@ const (
 	regAltScreen                    // bool: the alternate screen is active
 	regInputBox                     // bool: the pack's input box is on the screen
 	regOptions                      // a selection list (optionSpec) is on the screen
+	regProgram                      // bool: a program other than the login shell reads the terminal (Facts.Program)
 )
 
 type cond struct {
@@ -70,6 +71,16 @@ type view struct {
 	ansi    []string // the ANSI rendering's rows, split on first use
 	ansiOK  bool
 	lists   map[*optionSpec]*optionList // findOptions per spec, nil entries included
+	facts   Facts
+}
+
+// Facts are what the supervisor knows besides the screen, for the
+// conditions that read them (`program:`).
+type Facts struct {
+	// Program: a program other than the login shell is the terminal's
+	// foreground and blocked reading it (specs/detection.md, "Prompts of
+	// any program").
+	Program bool
 }
 
 // Classify applies the pack's rules to a snapshot. Every rule is a set of
@@ -82,12 +93,15 @@ type view struct {
 // Classify trusts the snapshot: callers should not classify one taken
 // inside a synchronized-output frame (InFrame: half drawn; retry a few ms
 // later) and should treat one that is Desynced with care.
-func (p *Pack) Classify(snap screen.Snapshot) Result {
+func (p *Pack) Classify(snap screen.Snapshot) Result { return p.ClassifyFacts(snap, Facts{}) }
+
+// ClassifyFacts is Classify with the facts the `program:` condition reads.
+func (p *Pack) ClassifyFacts(snap screen.Snapshot, f Facts) Result {
 	res := Result{Activity: activity.Unknown}
 	if p == nil {
 		return res
 	}
-	v := &view{snap: &snap, pack: p, lines: snap.Lines}
+	v := &view{snap: &snap, pack: p, lines: snap.Lines, facts: f}
 	if v.lines == nil && snap.Text != "" {
 		v.lines = strings.Split(snap.Text, "\n")
 	}
@@ -133,6 +147,8 @@ func (v *view) holds(c *cond) bool {
 		return v.snap.AltScreen == c.want
 	case regInputBox:
 		return (v.findBox() != nil) == c.want
+	case regProgram:
+		return v.facts.Program == c.want
 	case regOptions:
 		return v.options(c.opts) != nil
 	}

@@ -191,6 +191,7 @@ type rawConds struct {
 	NotAgentState   *string `yaml:"not_agent_state"`
 	AltScreen       *bool   `yaml:"alt_screen"`
 	InputBox        *bool   `yaml:"input_box"`
+	Program         *bool   `yaml:"program"`
 	// Options is a mapping (rawOptions); a yaml.Node so that its keys
 	// are checked and its errors carry its line.
 	Options yaml.Node `yaml:"options"`
@@ -446,6 +447,9 @@ func compileConds(raw rawConds, hasInput bool) ([]cond, error) {
 	if raw.InputBox != nil {
 		cs = append(cs, cond{key: "input_box", reg: regInputBox, want: *raw.InputBox})
 	}
+	if raw.Program != nil {
+		cs = append(cs, cond{key: "program", reg: regProgram, want: *raw.Program})
+	}
 	if raw.Options.Kind != 0 && raw.Options.ShortTag() != "!!null" {
 		o, err := compileOptions(&raw.Options)
 		if err != nil {
@@ -461,7 +465,7 @@ func compileConds(raw rawConds, hasInput bool) ([]cond, error) {
 
 func cost(c cond) int {
 	switch c.reg {
-	case regAltScreen, regInputBox:
+	case regAltScreen, regInputBox, regProgram:
 		return 0
 	case regTitle, regAgentState:
 		return 1

@@ -239,7 +239,7 @@ func TestUnitPackErrors(t *testing.T) {
 		{"rules:\n  - {name: busy_footer, activity: busy, screen: '(esc'}",
 			`rule "busy_footer" (line 2): screen: bad regex: error parsing regexp: missing closing ): ` + "`(esc`"},
 		{"rules:\n  - {name: r, activity: busy, screem: 'x'}",
-			`rule "r" (line 2): line 2: unknown key screem in rule (valid: above_input, above_input_lines, activity, agent_state, alt_screen, below_input, bottom, input_box, match, name, not_above_input, not_agent_state, not_below_input, not_match, not_screen, not_title, options, reason, screen, summary, title)`},
+			`rule "r" (line 2): line 2: unknown key screem in rule (valid: above_input, above_input_lines, activity, agent_state, alt_screen, below_input, bottom, input_box, match, name, not_above_input, not_agent_state, not_below_input, not_match, not_screen, not_title, options, program, reason, screen, summary, title)`},
 		{"rules:\n  - {name: r, activity: working, screen: x}", `rule "r" (line 2): activity "working": want one of ready, busy, needs_confirmation, error`},
 		{"rules:\n  - {name: r, activity: unknown, screen: x}", `activity "unknown"`},
 		{"rules:\n  - {activity: busy, screen: x}", "rules[0] (line 2): name is required"},
