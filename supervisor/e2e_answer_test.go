@@ -61,7 +61,7 @@ func TestE2EAnswer(t *testing.T) {
 	rec := filepath.Join(r.dir, "typed")
 	pane, st := r.startConfirm("rm build", "-record", rec, "-reask", "300ms")
 	if st.Activity != "needs_confirmation" || st.Summary != "rm build" || len(st.PromptOptions) != 2 ||
-		st.PromptOptions[1] != (ipc.PromptOption{Choice: "2", Label: "No"}) || strings.Join(st.PromptChoices, ",") != "yes,no,1-9" {
+		st.PromptOptions[1] != (ipc.PromptOption{Choice: "2", Label: "No"}) || strings.Join(st.PromptChoices, ",") != "yes,no,1-2" {
 		t.Fatalf("at the prompt: %+v", st)
 	}
 	for _, c := range []struct {
@@ -70,7 +70,7 @@ func TestE2EAnswer(t *testing.T) {
 		msg  string
 	}{
 		{ipc.AnswerParams{Choice: "yes", Expect: "0123456789abcdef"}, ipc.CodePromptChanged, "the prompt changed"},
-		{ipc.AnswerParams{Choice: "always", Expect: st.PromptID}, ipc.CodeBadRequest, "valid choices: yes, no, 1-9"},
+		{ipc.AnswerParams{Choice: "always", Expect: st.PromptID}, ipc.CodeBadRequest, "valid choices: yes, no, 1-2"},
 		{ipc.AnswerParams{Choice: "go on then", Expect: st.PromptID}, ipc.CodeBadRequest, "takes no free text"},
 		{ipc.AnswerParams{Choice: ""}, ipc.CodeBadRequest, "params need choice"},
 		{ipc.AnswerParams{Choice: "yes", ForceOverride: true}, ipc.CodeBadRequest, "override"},

@@ -243,6 +243,24 @@ func corpusMoments() []corpusMoment {
 			"Started in an untrusted git repository: 'Trust this folder?', '› 1. Trust and continue' preselected.",
 			func(t *testing.T, a *Agent) { a.WaitScreen(CodexTrust) },
 			WithoutTrust(), WithBeforeStart(gitInit)),
+		// Recorded with Codex 0.171.0 (SUP_AGENTS=latest): its review of
+		// new hooks at the start after `sup hooks install codex`, and
+		// its /hooks list (a dialog: no composer, a table of hooks).
+		codex("hooks_review", ActivityNeedsConfirmation, "Hooks need review",
+			"Started with sup's hooks newly installed: 'Hooks need review', '1. Review hooks' / '2. Trust all and continue' / '3. Continue without trusting'.",
+			func(t *testing.T, a *Agent) { a.WaitScreen("Trust all and continue") },
+			WithBeforeStart(codexHooks)),
+		codex("hooks_list", ActivityNeedsConfirmation, "Lifecycle hooks from config",
+			"The hooks trusted, '/hooks' typed at the prompt: Codex's list of lifecycle hooks replaces the composer.",
+			func(t *testing.T, a *Agent) {
+				a.WaitScreen("Trust all and continue")
+				a.PressUntilGone("Hooks need review", "2", "Enter")
+				codexReady(t, a)
+				a.Type("/hooks")
+				waitScreenGone(t, a, CodexPrompt)
+				a.WaitScreen("enter details · esc close")
+			},
+			WithBeforeStart(codexHooks)),
 		codex("api_retrying_503", ActivityError, "Reconnecting... 1/5",
 			"FAIL 503 with Codex's default retries: '• Reconnecting... 1/5 (Ns • esc to interrupt)' / '└ Unexpected status 503 …'.",
 			func(t *testing.T, a *Agent) {
@@ -450,6 +468,9 @@ func codexApproval(t *testing.T, a *Agent) {
 
 // gitInit makes the project directory a git repository, before the agent
 // starts: Codex asks to trust only version-controlled folders.
+// codexHooks installs sup's hooks for Codex before it starts.
+func codexHooks(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }
+
 func gitInit(a *Agent) {
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir = a.Dir

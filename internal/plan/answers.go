@@ -89,7 +89,7 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 	if k.picks != nil {
 		n, err := strconv.Atoi(choice)
 		if err != nil || n < 1 || n > len(k.picks) {
-			return "", false, fmt.Errorf("choice %q: this dialog was read by the model; valid choices: %s (its options)", choice, strings.Join(k.Choices(), ", "))
+			return "", false, &ChoiceError{Choice: choice, Why: "this dialog was read by the model", Valid: k.Choices()}
 		}
 		return k.picks[n-1], false, nil
 	}
@@ -118,11 +118,25 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 		// type it, "2" an option the question listed in its text.
 		return choice, true, nil
 	case named:
-		return "", false, fmt.Errorf("choice %q: this dialog has no such option; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+		return "", false, &ChoiceError{Choice: choice, Why: "this dialog has no such option", Valid: k.Choices()}
 	case digit:
-		return "", false, fmt.Errorf("choice %q: this dialog takes no option numbers; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+		return "", false, &ChoiceError{Choice: choice, Why: "this dialog takes no option numbers", Valid: k.Choices()}
 	}
-	return "", false, fmt.Errorf("choice %q: this dialog takes no free text; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+	return "", false, &ChoiceError{Choice: choice, Why: "this dialog takes no free text", Valid: k.Choices()}
+}
+
+// ChoiceError is a choice the dialog does not take, with the ones it
+// does: the caller that knows the dialog on the screen better (which
+// options it shows) sets Valid to that list, so an error and
+// prompt_choices never disagree.
+type ChoiceError struct {
+	Choice string
+	Why    string
+	Valid  []string
+}
+
+func (e *ChoiceError) Error() string {
+	return fmt.Sprintf("choice %q: %s; valid choices: %s", e.Choice, e.Why, strings.Join(e.Valid, ", "))
 }
 
 // Choices lists the named choices the dialog takes, then "1-9" and

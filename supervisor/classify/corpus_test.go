@@ -102,6 +102,8 @@ var corpusRules = map[string]string{
 	"codex/draft.raw":                         "state_idle",
 	"codex/interrupted.raw":                   "state_idle",
 	"codex/trust_screen.raw":                  "trust_screen",
+	"codex/hooks_review.raw":                  "hooks_review",
+	"codex/hooks_list.raw":                    "hooks_list",
 	"codex/api_retrying_503.raw":              "reconnecting",
 	"codex/api_unreachable.raw":               "reconnecting",
 	"codex/api_error_final.raw":               "state_error",

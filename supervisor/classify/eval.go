@@ -39,6 +39,7 @@ type cond struct {
 type inputSpec struct {
 	line         *regexp.Regexp // the box's first text line; group 1 = the draft's first line
 	notLine      *regexp.Regexp // the lowest line matching line also matches this: no input box (a dialog's option)
+	notBottom    *regexp.Regexp // the screen's last non-blank line matches this: no input box (a dialog's footer)
 	above        *regexp.Regexp // the line right above must match (the box's top border)
 	below        *regexp.Regexp // the box ends at the first line below matching this (bottom border)
 	continuation *regexp.Regexp // further draft lines; group 1 = their text
@@ -281,6 +282,9 @@ func (v *view) findBox() *box {
 		}
 	}
 	if row < 0 || (in.notLine != nil && in.notLine.MatchString(ls[row])) {
+		return nil
+	}
+	if in.notBottom != nil && in.notBottom.MatchString(lastNonBlank(ls, 1)) {
 		return nil
 	}
 	b := &box{top: row, prompt: row, end: row}

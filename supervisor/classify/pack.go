@@ -213,6 +213,7 @@ type rawPlaceholder struct {
 type rawInput struct {
 	Line         string      `yaml:"line"`
 	NotLine      string      `yaml:"not_line"`
+	NotBottom    string      `yaml:"not_bottom"`
 	Above        string      `yaml:"above"`
 	Below        string      `yaml:"below"`
 	Continuation string      `yaml:"continuation"`
@@ -347,6 +348,7 @@ func compileInput(n *yaml.Node) (*inputSpec, error) {
 		dst      **regexp.Regexp
 	}{
 		{"not_line", raw.NotLine, &in.notLine},
+		{"not_bottom", raw.NotBottom, &in.notBottom},
 		{"above", raw.Above, &in.above},
 		{"below", raw.Below, &in.below},
 		{"continuation", raw.Continuation, &in.continuation},

@@ -263,7 +263,7 @@ func TestUnitPackErrors(t *testing.T) {
 		{"draft:\n  line: '^> .*$'", "draft (line 2): line \"^> .*$\": needs a capture group"},
 		{"draft:\n  above: x", "draft (line 2): line is required"},
 		{"draft:\n  line: '^> (.*)$'\n  below: '['", "draft (line 2): below: bad regex"},
-		{"draft:\n  line: '^> (.*)$'\n  size: 3", "unknown key size in draft (valid: above, below, continuation, drop_dim, line, not_line, placeholders)"},
+		{"draft:\n  line: '^> (.*)$'\n  size: 3", "unknown key size in draft (valid: above, below, continuation, drop_dim, line, not_bottom, not_line, placeholders)"},
 		{"draft:\n  line: '^> (.*)$'\n  placeholders:\n    - {text: '('}", "draft (line 2): placeholders[0] (line 4): text: bad regex"},
 		{"draft:\n  line: '^> (.*)$'\n  placeholders:\n    - {below_input: x}", "placeholders[0] (line 4): text is required"},
 		{"- a list", "classify: want a mapping, got a list"},
