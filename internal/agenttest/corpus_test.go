@@ -82,6 +82,9 @@ func corpusMoments() []corpusMoment {
 		claude("permission_prompt", ActivityNeedsConfirmation, ClaudePermission,
 			"RUN: touch approved.txt: the Bash permission prompt, '❯ 1. Yes' preselected; the input box is gone.",
 			claudePermission),
+		claude("write_prompt", ActivityNeedsConfirmation, "Do you want to create notes.txt?",
+			"WRITE: <dir>/notes.txt hello: the Write tool's permission prompt ('Create file', the path, the new content between '╌' rules).",
+			claudeWrite),
 		small(claude("permission_prompt_80x24", ActivityNeedsConfirmation, ClaudePermission,
 			"The Bash permission prompt in an 80x24 pane: long options wrap, the banner has scrolled away.",
 			claudePermission)),
@@ -181,6 +184,9 @@ func corpusMoments() []corpusMoment {
 		classic(claude("classic_permission_prompt", ActivityNeedsConfirmation, ClaudePermission,
 			"Classic renderer, RUN: touch approved.txt: '● Bash(touch approved.txt)' / '⎿  Waiting…' above the permission prompt.",
 			claudePermission)),
+		classic(claude("classic_write_prompt", ActivityNeedsConfirmation, "Do you want to create notes.txt?",
+			"Classic renderer, WRITE: <dir>/notes.txt hello: the Write tool's permission prompt.",
+			claudeWrite)),
 		classic(claude("classic_ready_after_approval", ActivityReady, "done: (Bash completed with no output)",
 			"Classic renderer, the permission prompt approved: the command's result, the answer, empty prompt.",
 			func(t *testing.T, a *Agent) {
@@ -450,6 +456,13 @@ func codexHang(t *testing.T, a *Agent) {
 	}
 	a.WaitScreen("Working (")
 	a.WaitScreen(CodexBusy)
+}
+
+// claudeWrite has Claude Code ask to create notes.txt in the project.
+func claudeWrite(t *testing.T, a *Agent) {
+	claudeReady(t, a)
+	a.Type("WRITE: " + filepath.Join(a.Dir, "notes.txt") + " hello")
+	a.WaitScreen("Do you want to create notes.txt?")
 }
 
 func claudePermission(t *testing.T, a *Agent) {

@@ -72,6 +72,8 @@ var corpusRules = map[string]string{
 	"claude/busy_streaming.raw":               "esc_to_interrupt",
 	"claude/ready_after_turn.raw":             "prompt",
 	"claude/permission_prompt.raw":            "permission",
+	"claude/write_prompt.raw":                 "permission",
+	"claude/classic_write_prompt.raw":         "permission",
 	"claude/permission_prompt_80x24.raw":      "permission",
 	"claude/ready_after_approval.raw":         "prompt",
 	"claude/question_prose.raw":               "prompt",
@@ -499,6 +501,39 @@ func TestUnitShellPackPrograms(t *testing.T) {
 		}
 		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
 			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
+		}
+	}
+}
+
+// TestCorpusFileSummary: Claude Code's file permission prompt read from
+// the screen alone (no hook) names the action and the file, in both
+// renderers, and so does an edit of an existing file (the recording with
+// its title and first diff line edited to an Edit's); a Bash prompt keeps
+// its command.
+func TestCorpusFileSummary(t *testing.T) {
+	p := builtinPack(t, "claude")
+	for _, c := range []struct {
+		file, old, new, summary string
+	}{
+		{"claude/write_prompt.raw", "", "", "Create file: notes.txt"},
+		{"claude/classic_write_prompt.raw", "", "", "Create file: notes.txt"},
+		{"claude/write_prompt.raw", "Create file", "Edit file", "Edit file: notes.txt"},
+		{"claude/classic_write_prompt.raw", "  1 hello", "  1 -alpha", "Create file: notes.txt"},
+		{"claude/permission_prompt.raw", "", "", "touch approved.txt"},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpusDir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := classify.Render(data, 120, 40)
+		if c.old != "" {
+			for i, l := range snap.Lines {
+				snap.Lines[i] = strings.ReplaceAll(l, c.old, c.new)
+			}
+			snap.Text, snap.ANSI = strings.TrimRight(strings.Join(snap.Lines, "\n"), "\n"), ""
+		}
+		if got := p.Classify(snap); got.Rule != "permission" || got.Summary != c.summary {
+			t.Errorf("%s (%q→%q): rule %s summary %q, want permission %q", c.file, c.old, c.new, got.Rule, got.Summary, c.summary)
 		}
 	}
 }

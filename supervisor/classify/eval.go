@@ -122,7 +122,7 @@ func (p *Pack) ClassifyFacts(snap screen.Snapshot, f Facts) Result {
 	switch {
 	case decided != nil && decided.summary != nil:
 		if m := decided.summary.FindStringSubmatch(v.screenText()); m != nil {
-			res.Summary = activity.FirstLine(m[1])
+			res.Summary = activity.FirstLine(joinGroups(m[1:]))
 		}
 	case decided != nil && decided.options != nil:
 		if l := v.options(decided.options); l != nil {
@@ -131,6 +131,19 @@ func (p *Pack) ClassifyFacts(snap screen.Snapshot, f Facts) Result {
 	}
 	res.Draft = v.draft()
 	return res
+}
+
+// joinGroups joins a summary's matched groups with ": " (a dialog's
+// title and its subject: `Create file: notes.txt`); groups that matched
+// nothing are left out.
+func joinGroups(gs []string) string {
+	var out []string
+	for _, g := range gs {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, ": ")
 }
 
 func (v *view) all(cs []cond) bool {
