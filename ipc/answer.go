@@ -30,10 +30,16 @@ type AnswerParams struct {
 
 // AnswerResult answers `answer`: the keys were typed and the prompt left.
 type AnswerResult struct {
-	PromptID  string `msgpack:"prompt_id" json:"prompt_id"` // the prompt answered
-	Choice    string `msgpack:"choice" json:"choice"`
-	Dialog    string `msgpack:"dialog" json:"dialog"`   // the dialog kind whose keys were used
-	Summary   string `msgpack:"summary" json:"summary"` // what the prompt asked about
+	PromptID string `msgpack:"prompt_id" json:"prompt_id"` // the prompt answered
+	Choice   string `msgpack:"choice" json:"choice"`
+	Dialog   string `msgpack:"dialog" json:"dialog"`   // the dialog kind whose keys were used
+	Summary  string `msgpack:"summary" json:"summary"` // what the prompt asked about
+	// Option is the label of the option the answer picked ("Yes, and
+	// switch to accept edits … for this session"), when the screen showed
+	// it; Mode is the mode the whole session switched to by it ("accept
+	// edits"; the profile's answers: mode pattern), "" when none.
+	Option    string `msgpack:"option,omitempty" json:"option,omitempty"`
+	Mode      string `msgpack:"mode,omitempty" json:"mode,omitempty"`
 	AckedBy   string `msgpack:"acked_by" json:"acked_by"`
 	Activity  string `msgpack:"activity" json:"activity"`     // the activity after the answer
 	LatencyMS int64  `msgpack:"latency_ms" json:"latency_ms"` // request → acknowledged

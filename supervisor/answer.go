@@ -135,6 +135,22 @@ func (p prompt) answerKeys(choice string) (string, bool, error) {
 	return keys, submit, err
 }
 
+// picked is what choice picks on the dialog: the label of the option its
+// keys select (a digit, or a named choice whose keys are one) and the
+// mode that option switches the session to (the profile's mode pattern).
+func (p prompt) picked(choice string) (option, mode string) {
+	keys, submit, err := p.keys.Keys(choice)
+	if err != nil || submit {
+		return "", ""
+	}
+	for _, o := range p.options {
+		if o.Choice == keys || o.Choice == choice && len(choice) == 1 {
+			return o.Label, p.keys.ModeOf(o.Label)
+		}
+	}
+	return "", ""
+}
+
 // Prompt: the open prompt for the desk's answer.
 func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	s := p.s
@@ -144,7 +160,7 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
-		d.Keys = pr.answerKeys
+		d.Keys, d.Picked = pr.answerKeys, pr.picked
 	}
 	return d
 }

@@ -32,8 +32,13 @@ type AnswerKeys struct {
 	// Options reads the dialog's numbered options from the screen: group
 	// 1 the number, group 2 the label (per line, (?m) implied).
 	Options string `yaml:"options"`
+	// Mode reads, from the label of the option an answer picks, the mode
+	// the whole session switches to by it: group 1 ("accept edits" in
+	// Claude's `Yes, and switch to accept edits … for this session`).
+	Mode string `yaml:"mode"`
 
 	options *regexp.Regexp
+	mode    *regexp.Regexp
 	// picks are the keys of options read by the model reader (PickKeys):
 	// choice N types picks[N-1].
 	picks []string
@@ -67,6 +72,16 @@ func (a Answers) validate() error {
 				return fmt.Errorf("answers: %s: options %q: needs two groups (the number, the label)", kind, k.Options)
 			}
 			k.options = re
+		}
+		if k.Mode != "" {
+			re, err := regexp.Compile(k.Mode)
+			if err != nil {
+				return fmt.Errorf("answers: %s: mode: bad regex: %w", kind, err)
+			}
+			if re.NumSubexp() < 1 {
+				return fmt.Errorf("answers: %s: mode %q: needs a group (the mode)", kind, k.Mode)
+			}
+			k.mode = re
 		}
 	}
 	return nil
@@ -158,6 +173,18 @@ func (k *AnswerKeys) Choices() []string {
 		out = append(out, "text")
 	}
 	return out
+}
+
+// ModeOf is the mode an option labelled label switches the session to
+// (the mode pattern's group 1), "" when none.
+func (k *AnswerKeys) ModeOf(label string) string {
+	if k.mode == nil {
+		return ""
+	}
+	if m := k.mode.FindStringSubmatch(label); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
 }
 
 // ReadsOptions says whether the profile can read the dialog's numbered
