@@ -235,6 +235,14 @@ func answerWithSup(t *testing.T, a *Agent, st ipc.State, ans firstRunAnswer) {
 			continue
 		}
 		out, err := a.SupCmd("answer", "--expect", cur.PromptID, a.Doc, ans.answer)
+		if err != nil && ans.done != "" && strings.Contains(err.Error(), "ACK_TIMEOUT") && strings.Contains(a.Screen(), ans.done) {
+			// Gemini CLI restarts after its trust answer with the dialog
+			// still drawn on the normal screen: under load the dialog
+			// outlasts the answer's acknowledgement (8 s), though the
+			// answer was taken (its done text shows).
+			t.Logf("%s: sup answer %s: %v; taken (%q shows)", ans.name, ans.answer, err, ans.done)
+			return
+		}
 		if err != nil {
 			t.Fatalf("%s: sup answer %s: %v", ans.name, ans.answer, err)
 		}
@@ -319,7 +327,7 @@ var geminiFirstRun = firstRun{
 		a.WaitScreen(GeminiAnswerMark + "ok: what is up")
 	},
 	answers: []firstRunAnswer{
-		{"trust", GeminiTrust, []string{"Enter"}, "", "Gemini CLI is restarting to apply the trust changes", "yes"},
+		{"trust", GeminiTrust, []string{"Enter"}, "", "Gemini CLI is restarting to apply the trust changes", "enter"},
 	},
 }
 
@@ -351,8 +359,7 @@ func TestClaudeFirstRunAnswered(t *testing.T) {
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
-			fr := claudeFirstRun
-			fr.viaAnswer = true
+			fr := answered(claudeFirstRun)
 			a := fr.start(t, testutil.NewTmux(t), append(r.opts, WithFirstRun())...)
 			met := walkFirstRun(t, a, fr)
 			t.Logf("claude %s (%s): first run answered with sup answer: %v", AgentVersion(t, "claude"), r.name, names(met))
@@ -362,3 +369,10 @@ func TestClaudeFirstRunAnswered(t *testing.T) {
 }
 func TestCodexFirstRun(t *testing.T)  { testFirstRun(t, codexFirstRun) }
 func TestGeminiFirstRun(t *testing.T) { testFirstRun(t, geminiFirstRun) }
+
+// TestCodexFirstRunAnswered, TestGeminiFirstRunAnswered: their first-run
+// trust screens, answered with `sup answer` alone.
+func TestCodexFirstRunAnswered(t *testing.T)  { testFirstRun(t, answered(codexFirstRun)) }
+func TestGeminiFirstRunAnswered(t *testing.T) { testFirstRun(t, answered(geminiFirstRun)) }
+
+func answered(fr firstRun) firstRun { fr.viaAnswer = true; return fr }
