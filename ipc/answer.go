@@ -37,9 +37,15 @@ type AnswerResult struct {
 	// PromptDetail is the whole command the answer approved (or refused),
 	// as State.PromptDetail showed it; "" when the prompt named none.
 	PromptDetail string `msgpack:"prompt_detail" json:"prompt_detail"`
-	AckedBy      string `msgpack:"acked_by" json:"acked_by"`
-	Activity     string `msgpack:"activity" json:"activity"`     // the activity after the answer
-	LatencyMS    int64  `msgpack:"latency_ms" json:"latency_ms"` // request → acknowledged
+	// Option is the label of the option the answer picked ("Yes, and
+	// switch to accept edits … for this session"), when the screen showed
+	// it; Mode is the mode the whole session switched to by it ("accept
+	// edits"; the profile's answers: mode pattern), "" when none.
+	Option    string `msgpack:"option,omitempty" json:"option,omitempty"`
+	Mode      string `msgpack:"mode,omitempty" json:"mode,omitempty"`
+	AckedBy   string `msgpack:"acked_by" json:"acked_by"`
+	Activity  string `msgpack:"activity" json:"activity"`     // the activity after the answer
+	LatencyMS int64  `msgpack:"latency_ms" json:"latency_ms"` // request → acknowledged
 }
 
 // PromptOption is one numbered option of an open prompt, read from the

@@ -194,11 +194,11 @@ func (a *agentFacts) stall(now time.Time, after time.Duration, fp uint64, line s
 
 // unrecognized feeds a look at a screen no rule reads (the fallback, with
 // the model's reading when one is cached) to the tracker.
-func (a *agentFacts) unrecognized(now, lastOutput time.Time, salient string, read *activity.Signal) (changed bool, wait time.Duration, st activity.State) {
+func (a *agentFacts) unrecognized(now, lastOutput time.Time, salient string, read *activity.Signal) (changed bool, wait time.Duration, st activity.State, ask bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	changed, wait = a.act.UnrecognizedRead(now, lastOutput, salient, read)
-	return changed, wait, a.act.State(now)
+	return changed, wait, a.act.State(now), wait == 0 && read == nil && a.act.WantsReading()
 }
 
 // skip moves a waiting session to the queue's tail for cooldown.

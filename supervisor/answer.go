@@ -4,8 +4,8 @@ package supervisor
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,38 +75,80 @@ func (s *Session) promptOf(st activity.State, open openPrompt, pl *plan.Plan) pr
 var askedKeys = &plan.AnswerKeys{Text: true}
 
 // choices are the choices the open dialog takes: the profile's named keys,
-// "1-9" only while the dialog shows numbered options (prompt_options
-// lists which), and text.
+// the option numbers the dialog shows (prompt_options lists them; "1-9"
+// when the profile cannot read them), and text. It is prompt_choices and
+// the list every refusal names.
 func (p prompt) choices() []string {
 	if p.keys == nil {
 		return []string{}
 	}
 	out := []string{}
 	for _, c := range p.keys.Choices() {
-		if c != "1-9" || p.numbers {
+		switch {
+		case c != "1-9":
+			out = append(out, c)
+		case p.numbers && len(p.options) > 0:
+			out = append(out, optionNumbers(p.options))
+		case p.numbers:
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
+// optionNumbers names the options' numbers: "1-3" for a run from 1,
+// else the numbers ("1, 2, 5").
+func optionNumbers(opts []ipc.PromptOption) string {
+	nums := make([]string, len(opts))
+	run := true
+	for i, o := range opts {
+		nums[i] = o.Choice
+		run = run && o.Choice == strconv.Itoa(i+1)
+	}
+	if run && len(opts) > 1 {
+		return "1-" + nums[len(nums)-1]
+	}
+	return strings.Join(nums, ", ")
+}
+
 // answerKeys are the keys that answer choice, refusing what the dialog on
-// the screen does not offer.
+// the screen does not offer. Every refusal names p.choices(), the list
+// prompt_choices shows: one truth about what the dialog takes.
 func (p prompt) answerKeys(choice string) (string, bool, error) {
+	valid := p.choices()
 	if len(choice) == 1 && choice[0] >= '1' && choice[0] <= '9' && p.keys.Numbers {
-		valid := strings.Join(p.choices(), ", ")
 		if !p.numbers {
-			return "", false, fmt.Errorf("choice %q: this dialog shows no numbered options; valid choices: %s", choice, valid)
+			return "", false, &plan.ChoiceError{Choice: choice, Why: "this dialog shows no numbered options", Valid: valid}
 		}
 		if len(p.options) > 0 && !slices.ContainsFunc(p.options, func(o ipc.PromptOption) bool { return o.Choice == choice }) {
 			var nums []string
 			for _, o := range p.options {
 				nums = append(nums, o.Choice)
 			}
-			return "", false, fmt.Errorf("choice %q: this dialog's options are %s; valid choices: %s", choice, strings.Join(nums, ", "), valid)
+			return "", false, &plan.ChoiceError{Choice: choice, Why: "this dialog's options are " + strings.Join(nums, ", "), Valid: valid}
 		}
 	}
-	return p.keys.Keys(choice)
+	keys, submit, err := p.keys.Keys(choice)
+	if ce, ok := err.(*plan.ChoiceError); ok {
+		ce.Valid = valid
+	}
+	return keys, submit, err
+}
+
+// picked is what choice picks on the dialog: the label of the option its
+// keys select (a digit, or a named choice whose keys are one) and the
+// mode that option switches the session to (the profile's mode pattern).
+func (p prompt) picked(choice string) (option, mode string) {
+	keys, submit, err := p.keys.Keys(choice)
+	if err != nil || submit {
+		return "", ""
+	}
+	for _, o := range p.options {
+		if o.Choice == keys || o.Choice == choice && len(choice) == 1 {
+			return o.Label, p.keys.ModeOf(o.Label)
+		}
+	}
+	return "", ""
 }
 
 // Prompt: the open prompt for the desk's answer.
@@ -118,7 +160,7 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
-		d.Keys = pr.answerKeys
+		d.Keys, d.Picked = pr.answerKeys, pr.picked
 	}
 	return d
 }

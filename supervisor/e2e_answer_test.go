@@ -61,7 +61,7 @@ func TestE2EAnswer(t *testing.T) {
 	rec := filepath.Join(r.dir, "typed")
 	pane, st := r.startConfirm("rm build", "-record", rec, "-reask", "300ms")
 	if st.Activity != "needs_confirmation" || st.Summary != "rm build" || len(st.PromptOptions) != 2 ||
-		st.PromptOptions[1] != (ipc.PromptOption{Choice: "2", Label: "No"}) || strings.Join(st.PromptChoices, ",") != "yes,no,1-9" {
+		st.PromptOptions[1] != (ipc.PromptOption{Choice: "2", Label: "No"}) || strings.Join(st.PromptChoices, ",") != "yes,no,1-2" {
 		t.Fatalf("at the prompt: %+v", st)
 	}
 	for _, c := range []struct {
@@ -70,7 +70,7 @@ func TestE2EAnswer(t *testing.T) {
 		msg  string
 	}{
 		{ipc.AnswerParams{Choice: "yes", Expect: "0123456789abcdef"}, ipc.CodePromptChanged, "the prompt changed"},
-		{ipc.AnswerParams{Choice: "always", Expect: st.PromptID}, ipc.CodeBadRequest, "valid choices: yes, no, 1-9"},
+		{ipc.AnswerParams{Choice: "always", Expect: st.PromptID}, ipc.CodeBadRequest, "valid choices: yes, no, 1-2"},
 		{ipc.AnswerParams{Choice: "go on then", Expect: st.PromptID}, ipc.CodeBadRequest, "takes no free text"},
 		{ipc.AnswerParams{Choice: ""}, ipc.CodeBadRequest, "params need choice"},
 		{ipc.AnswerParams{Choice: "yes", ForceOverride: true}, ipc.CodeBadRequest, "override"},
@@ -178,7 +178,9 @@ func TestE2EExplain(t *testing.T) {
 }
 
 // TestE2EExplainForeground: a profile without screen rules is decided by
-// the pty's foreground process group, and explain shows those facts.
+// the pty's foreground process group, and explain shows those facts. The
+// fakeagent is a program, not the login shell: reading its terminal, it
+// is ready by rule program:reading with its last line as summary.
 func TestE2EExplainForeground(t *testing.T) {
 	r := newRig(t, "activity: {ready_debounce: 100ms}\n")
 	argv := []string{r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"), "--", "fakeagent"}
@@ -188,18 +190,18 @@ func TestE2EExplainForeground(t *testing.T) {
 	// Busy while its start-up output is recent; then it waits in a read.
 	testutil.WaitUntil(t, 10*time.Second, "the foreground verdict reading", func() bool {
 		e = r.explain()
-		return e.Source == "screen" && e.Rule == "screen:foreground:reading"
+		return e.Source == "screen" && e.Rule == "screen:program:reading"
 	})
 	st := r.state("doc")
-	if !strings.HasPrefix(e.Rule, "screen:foreground") || e.Process == nil || e.Process.ChildPID != st.PID || e.Process.ForegroundGroup != st.PID {
+	if e.Summary == "" || e.Process == nil || e.Process.ChildPID != st.PID || e.Process.ForegroundGroup != st.PID {
 		t.Fatalf("foreground-decided: %+v (process %+v, child %d)", e, e.Process, st.PID)
 	}
 	// The fakeagent waits in a read of the terminal: the facts say so.
-	if p := e.Process; e.Rule != "screen:foreground:reading" || p.Wait != "reading" || p.Rule != "foreground:reading" ||
+	if p := e.Process; p.Wait != "reading" || p.Rule != "foreground:reading" ||
 		!strings.Contains(p.Call, "(the terminal)") {
 		t.Fatalf("the foreground facts: rule %s, %+v", e.Rule, p)
 	}
-	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "decided by screen screen:foreground:reading") ||
+	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "decided by screen screen:program:reading") ||
 		!strings.Contains(out, "process child ") || !strings.Contains(out, ": reading (task ") {
 		t.Fatalf("sup explain:\n%s", out)
 	}

@@ -290,7 +290,7 @@ func TestE2EModelSummaryOfKnownDialog(t *testing.T) {
 		st = r.state("doc")
 		return st.Summary != ""
 	})
-	if st.Summary != "Allow removing the build directory?" || st.Reason != "permission" || strings.Join(st.PromptChoices, ",") != "yes,no,1-9" {
+	if st.Summary != "Allow removing the build directory?" || st.Reason != "permission" || strings.Join(st.PromptChoices, ",") != "yes,no,1-2" {
 		t.Fatalf("state: %+v", st)
 	}
 	time.Sleep(1500 * time.Millisecond)

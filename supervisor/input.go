@@ -199,6 +199,9 @@ func readPane(s *Session) {
 // since no hook may say what it did.
 func (s *Session) keyPressed(at time.Time, interrupt bool) {
 	s.agent.key(at, interrupt)
+	if interrupt {
+		s.prompts.keysIn(at)
+	}
 	s.display.lookAgain()
 }
 
@@ -207,6 +210,7 @@ func (s *Session) keyPressed(at time.Time, interrupt bool) {
 // not the human typing.
 func (s *Session) release(at time.Time) {
 	s.agent.releaseHold()
+	s.prompts.keysIn(at)
 	s.display.noteAnswer(at)
 	s.display.lookAgain()
 }

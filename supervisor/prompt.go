@@ -41,6 +41,14 @@ type promptTracker struct {
 	// episode and prevEpisode are when the screen began to show its
 	// latest two dialogs (zero: never), kept after the dialog left.
 	episode, prevEpisode time.Time
+	// episodeRule is the rule that saw the latest dialog last; answered,
+	// when keys that may answer it went in (an answer, Enter in the pane)
+	// after it began. A dialog of another rule drawn after those keys is
+	// the next one (Claude's onboarding: the theme picker, then the
+	// security notes, needs_confirmation throughout): a new episode, so
+	// the answer is acknowledged and the next prompt has its own id.
+	episodeRule string
+	answered    time.Time
 	// cur is the identity given out for the open prompt.
 	cur struct {
 		since time.Time // the prompt's appearance the id belongs to
@@ -63,9 +71,11 @@ func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
 		return v
 	}
 	if v.Activity == activity.NeedsConfirmation {
-		if t.known != activity.NeedsConfirmation || t.episode.IsZero() {
+		next := t.answered.After(t.episode) && v.Rule != t.episodeRule
+		if t.known != activity.NeedsConfirmation || t.episode.IsZero() || next {
 			t.prevEpisode, t.episode = t.episode, v.At
 		}
+		t.episodeRule = v.Rule
 		v.PromptAt = t.episode
 	}
 	if v.Activity != activity.Unknown {
@@ -73,6 +83,13 @@ func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
 	}
 	t.screen = v
 	return v
+}
+
+// keysIn notes keys that may answer the dialog on screen (noteScreen).
+func (t *promptTracker) keysIn(at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answered = at
 }
 
 // lastScreen is the classifier's last verdict.

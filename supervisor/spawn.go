@@ -73,7 +73,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		v.replies = newReplies(v.model)
 	}
 	s.display.show(v)
-	w := &watcher{s: s, c: c, v: v, pack: pack}
+	w := &watcher{s: s, c: c, v: v, pack: pack, loginShell: interactiveShell(argv)}
 	s.goSafe(func() { c.Pump(s.term.out, w.tap()) })
 	s.goSafe(c.Wait)
 

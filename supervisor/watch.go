@@ -34,6 +34,10 @@ type watcher struct {
 	c    *proc.Child
 	v    *view
 	pack *classify.Pack
+	// loginShell is the child's shell name when it is an interactive
+	// shell (interactiveShell), "" otherwise: at its own prompt it asks
+	// nothing.
+	loginShell string
 }
 
 // screen classifies the child's screen each time the screen model has
@@ -67,24 +71,16 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 		var res classify.Result
 		var at time.Time
 		var snap screen.Snapshot
+		var program bool // a program (not the login shell) reads its terminal, no rule reads it
 		if v.lineMode {
-			// A question the pack's rules read outranks the kernel's
-			// word: blocked reading its terminal, the program waits for
-			// that answer, not for any line.
-			if pack.HasRules() {
-				if snap := v.model.Snapshot(); !snap.InFrame {
-					if res = pack.Classify(snap); res.Matched {
-						at = w.noteScreen(res, pack, snap)
-					}
-				}
+			var again time.Duration
+			var skip bool
+			res, at, again, snap, program, skip = w.lineLook(busyWindow, &quietPoll)
+			if again > 0 {
+				recheck.Reset(again)
 			}
-			if !res.Matched {
-				var again time.Duration
-				res, again = w.lineVerdict(busyWindow, &quietPoll)
-				at = w.noteScreen(res, nil, screen.Snapshot{})
-				if again > 0 {
-					recheck.Reset(again)
-				}
+			if skip {
+				continue
 			}
 		} else {
 			snap = v.model.Snapshot()
@@ -125,7 +121,15 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 		}
 		s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + res.Rule, Activity: res.Activity,
 			Reason: res.Reason, Summary: res.Summary, Stuck: activity.StuckFor(res.Activity, res.Reason), At: at})
-		if !v.lineMode {
+		switch {
+		case program:
+			// The model may read a program's screen no rule reads, like
+			// an agent's unknown dialog (model.go); never the login
+			// shell's prompt.
+			if wait := w.modelLook(snap, res.Summary); wait > 0 {
+				recheck.Reset(wait)
+			}
+		case !v.lineMode:
 			// After the rule's word is in: a dialog without a summary
 			// may ask the model for one (model.go).
 			if wait := w.modelSummary(snap, res.Activity); wait > 0 {
@@ -171,16 +175,12 @@ type lineLook struct {
 // foreground process group is not blocked reading the terminal, ready when
 // it is and the output is quiet. again is when to look next (0: not until
 // something happens).
-func (w *watcher) lineVerdict(busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
+func (w *watcher) lineVerdict(facts foreground.Facts, busyWindow time.Duration, poll *time.Duration) (res classify.Result, again time.Duration) {
 	s, c := w.s, w.c
 	now := time.Now()
 	lastOut := time.Time{}
 	if at := s.display.lastOutputAt(); !at.Before(c.StartedAt()) {
 		lastOut = at
-	}
-	facts, err := foreground.Sample(c.Master())
-	if err != nil {
-		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
 	}
 	if busyWindow <= 0 {
 		busyWindow = foreground.DefaultBusyWindow
@@ -255,7 +255,7 @@ func (w *watcher) noteScreen(res classify.Result, pack *classify.Pack, snap scre
 func (w *watcher) modelLook(snap screen.Snapshot, salient string) time.Duration {
 	s := w.s
 	hash, read := s.model.look(snap)
-	changed, wait, st := s.agent.unrecognized(time.Now(), s.display.lastOutputAt(), salient, read)
+	changed, wait, st, ask := s.agent.unrecognized(time.Now(), s.display.lastOutputAt(), salient, read)
 	if changed {
 		if st.Source == activity.SourceModel {
 			s.counts.inc(detectionCounter(st.Source.String()))
@@ -263,7 +263,7 @@ func (w *watcher) modelLook(snap screen.Snapshot, salient string) time.Duration 
 		s.publishActivity(st)
 		s.desk.Poke()
 	}
-	if read == nil && st.Rule == activity.FallbackRule {
+	if ask {
 		s.model.ask(hash, snap.Text, s.display.lookAgain)
 	}
 	return wait

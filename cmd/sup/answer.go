@@ -15,6 +15,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
@@ -27,8 +28,26 @@ const exitAnswerRefused = 3
 func answerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "answer",
-		Usage:     "answer a session's open prompt, or the question its turn asked (text, typed as the next turn), without attaching: yes, no, always, 1-9 or text (exit 2 not acknowledged, 3 refused)",
+		Usage:     "answer a session's open prompt, or the question its turn asked (text, typed as the next turn), without attaching: yes, no, always, enter, 1-9 or text (exit 2 not acknowledged, 3 refused)",
 		ArgsUsage: "TARGET CHOICE",
+		Description: `The open dialog's choices are in sup state TARGET (prompt_choices): exactly
+what this takes. Per agent (specs/detection.md, "Answering a prompt"):
+
+  Claude Code  permission: yes (1), always (2), no (Esc), 1-N. On a file
+               prompt always is "Yes, and switch to accept edits ... for
+               this session": the whole session changes mode, and the
+               answer says so. Trust: yes, no (Esc ends Claude Code).
+               Notices ("Press Enter to continue"): yes, enter. Other
+               option lists (theme, auto mode): enter, no, 1-N.
+  Codex        permission: yes (y), always (p), no (Esc). Trust: enter, no.
+               Hooks review: yes (Trust all and continue), enter, no.
+               /hooks list: no (close), enter. Other lists: enter, no.
+  Gemini CLI   permission: yes (1), always (2), no (Esc), 1-3. Trust:
+               yes (1), no (3: Don't trust), enter, 1-3.
+  any program  [y/N] and the like: yes, no. Any other question or value
+               (rm -i, input()): TEXT, typed as a line; yes and no as the
+               words. Press ENTER: yes, enter. Passwords: never.
+  asked        a question the agent's turn asked: TEXT, the next turn.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "expect", Usage: "the prompt_id you saw (sup queue --json): refused with PROMPT_CHANGED if the prompt is another"},
 			&cli.BoolFlag{Name: "force", Usage: "answer even while the human types in the pane (needs --override-reason)"},
@@ -64,6 +83,12 @@ func answerCommand() *cli.Command {
 				}
 				outf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
 				printDetail(os.Stdout, "the prompt's command", r.PromptDetail)
+				if r.Option != "" {
+					outf("picked: %s\n", view.OneLine(safetext.Field(r.Option), 200))
+				}
+				if r.Mode != "" {
+					outf("the whole session is now in %s mode, not only this prompt\n", safetext.Field(r.Mode))
+				}
 				return nil
 			})
 		},
@@ -77,7 +102,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	choice := cmd.Args().Get(1)
 	if strings.TrimSpace(choice) == "" {
-		return ipc.AnswerParams{}, fmt.Errorf("answer: missing CHOICE (yes, no, always, 1-9, or text for a dialog that takes it; - reads it from stdin)")
+		return ipc.AnswerParams{}, fmt.Errorf("answer: missing CHOICE (yes, no, always, enter, 1-9, or text for a dialog that takes it; - reads it from stdin)")
 	}
 	if choice == "-" {
 		b, err := io.ReadAll(os.Stdin)

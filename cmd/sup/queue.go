@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/tmux"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // stuckQueue is the queue of every host --host selects (cmd nil: all), in
@@ -68,7 +70,7 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 	for i, e := range q {
 		st := e.State
 		pos := fmt.Sprint(i + 1)
-		summary := view.OneLine(safetext.Field(view.SummaryText(st)), 60)
+		summary := view.OneLine(safetext.Field(view.SummaryText(st)), 60) + modelChoices(st)
 		if e.Cooling {
 			pos = "-"
 			summary = fmt.Sprintf("(skipped, %s left) %s", view.Age(time.UnixMilli(st.SkipUntil).Sub(now)), summary)
@@ -80,6 +82,20 @@ func printQueue(w io.Writer, q []broker.Entry, now time.Time, dim bool) error {
 		fmt.Fprintln(tw, line) // its cells are fields already; the dim SGR is sup's
 	}
 	return tw.Flush()
+}
+
+// modelChoices are the options the model reader read on the open
+// dialog, with the numbers `sup answer` takes and the keys it types
+// ("" when it read none): a reading is all the human has to answer by.
+func modelChoices(st ipc.State) string {
+	if len(st.ModelOptions) == 0 || len(st.PromptOptions) == 0 {
+		return ""
+	}
+	var opts []string
+	for _, o := range st.PromptOptions {
+		opts = append(opts, safetext.Field(view.OptionText(st, o)))
+	}
+	return "  " + strings.Join(opts, "  ")
 }
 
 var (

@@ -82,6 +82,9 @@ func corpusMoments() []corpusMoment {
 		claude("permission_prompt", ActivityNeedsConfirmation, ClaudePermission,
 			"RUN: touch approved.txt: the Bash permission prompt, '❯ 1. Yes' preselected; the input box is gone.",
 			claudePermission),
+		claude("write_prompt", ActivityNeedsConfirmation, "Do you want to create notes.txt?",
+			"WRITE: <dir>/notes.txt hello: the Write tool's permission prompt ('Create file', the path, the new content between '╌' rules).",
+			claudeWrite),
 		small(claude("permission_prompt_80x24", ActivityNeedsConfirmation, ClaudePermission,
 			"The Bash permission prompt in an 80x24 pane: long options wrap, the banner has scrolled away.",
 			claudePermission)),
@@ -181,6 +184,9 @@ func corpusMoments() []corpusMoment {
 		classic(claude("classic_permission_prompt", ActivityNeedsConfirmation, ClaudePermission,
 			"Classic renderer, RUN: touch approved.txt: '● Bash(touch approved.txt)' / '⎿  Waiting…' above the permission prompt.",
 			claudePermission)),
+		classic(claude("classic_write_prompt", ActivityNeedsConfirmation, "Do you want to create notes.txt?",
+			"Classic renderer, WRITE: <dir>/notes.txt hello: the Write tool's permission prompt.",
+			claudeWrite)),
 		classic(claude("classic_ready_after_approval", ActivityReady, "done: (Bash completed with no output)",
 			"Classic renderer, the permission prompt approved: the command's result, the answer, empty prompt.",
 			func(t *testing.T, a *Agent) {
@@ -243,6 +249,24 @@ func corpusMoments() []corpusMoment {
 			"Started in an untrusted git repository: 'Trust this folder?', '› 1. Trust and continue' preselected.",
 			func(t *testing.T, a *Agent) { a.WaitScreen(CodexTrust) },
 			WithoutTrust(), WithBeforeStart(gitInit)),
+		// Recorded with Codex 0.171.0 (SUP_AGENTS=latest): its review of
+		// new hooks at the start after `sup hooks install codex`, and
+		// its /hooks list (a dialog: no composer, a table of hooks).
+		codex("hooks_review", ActivityNeedsConfirmation, "Hooks need review",
+			"Started with sup's hooks newly installed: 'Hooks need review', '1. Review hooks' / '2. Trust all and continue' / '3. Continue without trusting'.",
+			func(t *testing.T, a *Agent) { a.WaitScreen("Trust all and continue") },
+			WithBeforeStart(codexHooks)),
+		codex("hooks_list", ActivityNeedsConfirmation, "Lifecycle hooks from config",
+			"The hooks trusted, '/hooks' typed at the prompt: Codex's list of lifecycle hooks replaces the composer.",
+			func(t *testing.T, a *Agent) {
+				a.WaitScreen("Trust all and continue")
+				a.PressUntilGone("Hooks need review", "2", "Enter")
+				codexReady(t, a)
+				a.Type("/hooks")
+				waitScreenGone(t, a, CodexPrompt)
+				a.WaitScreen("enter details · esc close")
+			},
+			WithBeforeStart(codexHooks)),
 		codex("api_retrying_503", ActivityError, "Reconnecting... 1/5",
 			"FAIL 503 with Codex's default retries: '• Reconnecting... 1/5 (Ns • esc to interrupt)' / '└ Unexpected status 503 …'.",
 			func(t *testing.T, a *Agent) {
@@ -434,6 +458,13 @@ func codexHang(t *testing.T, a *Agent) {
 	a.WaitScreen(CodexBusy)
 }
 
+// claudeWrite has Claude Code ask to create notes.txt in the project.
+func claudeWrite(t *testing.T, a *Agent) {
+	claudeReady(t, a)
+	a.Type("WRITE: " + filepath.Join(a.Dir, "notes.txt") + " hello")
+	a.WaitScreen("Do you want to create notes.txt?")
+}
+
 func claudePermission(t *testing.T, a *Agent) {
 	claudeReady(t, a)
 	a.Type("RUN: touch approved.txt")
@@ -450,6 +481,9 @@ func codexApproval(t *testing.T, a *Agent) {
 
 // gitInit makes the project directory a git repository, before the agent
 // starts: Codex asks to trust only version-controlled folders.
+// codexHooks installs sup's hooks for Codex before it starts.
+func codexHooks(a *Agent) { a.InstallHooks(a.Sup, "codex", "--user") }
+
 func gitInit(a *Agent) {
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir = a.Dir

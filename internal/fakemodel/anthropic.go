@@ -137,6 +137,9 @@ func anthropicReply(ar anthropicRequest, turn Turn) map[string]any {
 // prompt shows.
 func anthropicBashInput(tc *ToolCall) map[string]string {
 	if tc.Name != "" {
+		if tc.Input != nil {
+			return tc.Input
+		}
 		return map[string]string{} // another tool: no input
 	}
 	return map[string]string{"command": tc.Command, "description": "Run the command the test asked for"}

@@ -15,6 +15,8 @@
 //	                 Codex: exec_command with sandbox_permissions
 //	                 require_escalated, which forces an approval;
 //	                 Gemini: run_shell_command, which asks first)
+//	WRITE: <path> <text>  call Claude's Write tool: create path (absolute)
+//	                 holding text (Claude only: its file permission prompt)
 //	MCP: <tool>      call the named tool with no input (Claude only: an
 //	                 MCP server's tool, mcp__<server>__<tool>)
 //	SLOW <n>         stream an answer slowly over n seconds

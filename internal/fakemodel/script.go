@@ -21,6 +21,9 @@ type Turn struct {
 type ToolCall struct {
 	Command string
 	Name    string
+	// Input, with Name, is the tool's input (Claude's Write: file_path,
+	// content); nil: none.
+	Input map[string]string
 }
 
 // Decide picks the turn for a request whose newest user text is userText
@@ -47,6 +50,9 @@ func Decide(userText, toolResult string, hasToolResult bool) Turn {
 			return Turn{Text: fmt.Sprintf("bad FAIL rule %q: want FAIL <400-599>", text)}
 		}
 		return Turn{Status: n}
+	case strings.HasPrefix(text, "WRITE:"):
+		path, content, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, "WRITE:")), " ")
+		return Turn{Text: "writing it", Tool: &ToolCall{Name: "Write", Input: map[string]string{"file_path": path, "content": content + "\n"}}}
 	case strings.HasPrefix(text, "MCP:"):
 		return Turn{Text: "asking it", Tool: &ToolCall{Name: strings.TrimSpace(strings.TrimPrefix(text, "MCP:"))}}
 	case text == "HANG":

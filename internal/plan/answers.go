@@ -14,6 +14,7 @@ const (
 	ChoiceYes    = "yes"
 	ChoiceNo     = "no"
 	ChoiceAlways = "always"
+	ChoiceEnter  = "enter"
 )
 
 // AnswerKeys are the keys that answer one kind of dialog: data in the
@@ -22,6 +23,7 @@ type AnswerKeys struct {
 	Yes    string `yaml:"yes"`    // approve once
 	No     string `yaml:"no"`     // decline
 	Always string `yaml:"always"` // approve and do not ask again; "" when the dialog has no such option
+	Enter  string `yaml:"enter"`  // press Enter: take the dialog's default, go on from a notice
 	// Numbers: the digits 1…9 pick that option (the agent reads a digit
 	// as the option's number).
 	Numbers bool `yaml:"numbers"`
@@ -30,8 +32,13 @@ type AnswerKeys struct {
 	// Options reads the dialog's numbered options from the screen: group
 	// 1 the number, group 2 the label (per line, (?m) implied).
 	Options string `yaml:"options"`
+	// Mode reads, from the label of the option an answer picks, the mode
+	// the whole session switches to by it: group 1 ("accept edits" in
+	// Claude's `Yes, and switch to accept edits … for this session`).
+	Mode string `yaml:"mode"`
 
 	options *regexp.Regexp
+	mode    *regexp.Regexp
 	// picks are the keys of options read by the model reader (PickKeys):
 	// choice N types picks[N-1].
 	picks []string
@@ -54,7 +61,7 @@ func (a Answers) validate() error {
 	for _, kind := range kinds {
 		k := a[kind]
 		if k == nil {
-			return fmt.Errorf("answers: %s: empty; give yes, no, always, numbers, text or options", kind)
+			return fmt.Errorf("answers: %s: empty; give yes, no, always, enter, numbers, text or options", kind)
 		}
 		if k.Options != "" {
 			re, err := regexp.Compile("(?m)" + k.Options)
@@ -65,6 +72,16 @@ func (a Answers) validate() error {
 				return fmt.Errorf("answers: %s: options %q: needs two groups (the number, the label)", kind, k.Options)
 			}
 			k.options = re
+		}
+		if k.Mode != "" {
+			re, err := regexp.Compile(k.Mode)
+			if err != nil {
+				return fmt.Errorf("answers: %s: mode: bad regex: %w", kind, err)
+			}
+			if re.NumSubexp() < 1 {
+				return fmt.Errorf("answers: %s: mode %q: needs a group (the mode)", kind, k.Mode)
+			}
+			k.mode = re
 		}
 	}
 	return nil
@@ -87,7 +104,7 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 	if k.picks != nil {
 		n, err := strconv.Atoi(choice)
 		if err != nil || n < 1 || n > len(k.picks) {
-			return "", false, fmt.Errorf("choice %q: this dialog was read by the model; valid choices: %s (its options)", choice, strings.Join(k.Choices(), ", "))
+			return "", false, &ChoiceError{Choice: choice, Why: "this dialog was read by the model", Valid: k.Choices()}
 		}
 		return k.picks[n-1], false, nil
 	}
@@ -99,6 +116,8 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 		keys = k.No
 	case ChoiceAlways:
 		keys = k.Always
+	case ChoiceEnter:
+		keys = k.Enter
 	default:
 		named = false
 	}
@@ -114,11 +133,25 @@ func (k *AnswerKeys) Keys(choice string) (keys string, submit bool, err error) {
 		// type it, "2" an option the question listed in its text.
 		return choice, true, nil
 	case named:
-		return "", false, fmt.Errorf("choice %q: this dialog has no such option; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+		return "", false, &ChoiceError{Choice: choice, Why: "this dialog has no such option", Valid: k.Choices()}
 	case digit:
-		return "", false, fmt.Errorf("choice %q: this dialog takes no option numbers; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+		return "", false, &ChoiceError{Choice: choice, Why: "this dialog takes no option numbers", Valid: k.Choices()}
 	}
-	return "", false, fmt.Errorf("choice %q: this dialog takes no free text; valid choices: %s", choice, strings.Join(k.Choices(), ", "))
+	return "", false, &ChoiceError{Choice: choice, Why: "this dialog takes no free text", Valid: k.Choices()}
+}
+
+// ChoiceError is a choice the dialog does not take, with the ones it
+// does: the caller that knows the dialog on the screen better (which
+// options it shows) sets Valid to that list, so an error and
+// prompt_choices never disagree.
+type ChoiceError struct {
+	Choice string
+	Why    string
+	Valid  []string
+}
+
+func (e *ChoiceError) Error() string {
+	return fmt.Sprintf("choice %q: %s; valid choices: %s", e.Choice, e.Why, strings.Join(e.Valid, ", "))
 }
 
 // Choices lists the named choices the dialog takes, then "1-9" and
@@ -128,7 +161,7 @@ func (k *AnswerKeys) Choices() []string {
 		return []string{"1-" + strconv.Itoa(len(k.picks))}
 	}
 	var out []string
-	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}} {
+	for _, c := range []struct{ name, keys string }{{ChoiceYes, k.Yes}, {ChoiceNo, k.No}, {ChoiceAlways, k.Always}, {ChoiceEnter, k.Enter}} {
 		if c.keys != "" {
 			out = append(out, c.name)
 		}
@@ -140,6 +173,18 @@ func (k *AnswerKeys) Choices() []string {
 		out = append(out, "text")
 	}
 	return out
+}
+
+// ModeOf is the mode an option labelled label switches the session to
+// (the mode pattern's group 1), "" when none.
+func (k *AnswerKeys) ModeOf(label string) string {
+	if k.mode == nil {
+		return ""
+	}
+	if m := k.mode.FindStringSubmatch(label); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
 }
 
 // ReadsOptions says whether the profile can read the dialog's numbered

@@ -9,17 +9,22 @@ const KindAnswer = "answer"
 // AnswerRecord is one line of audit.jsonl: one `answer` to a prompt,
 // refused or not (specs/triggers.md, "Audit").
 type AnswerRecord struct {
-	Time      int64    `json:"time"` // unix ms of the outcome
-	Kind      string   `json:"kind"` // KindAnswer
-	Session   string   `json:"session"`
-	Document  string   `json:"document"`
-	Requester string   `json:"requester"`
-	Choice    string   `json:"choice"`
-	PromptID  string   `json:"prompt_id"` // the prompt open when it was checked, "" if none
-	Expect    string   `json:"expect"`    // the prompt id the caller saw, "" if not given
-	Summary   string   `json:"summary"`   // the command or question
-	Reason    string   `json:"reason"`
-	Dialog    string   `json:"dialog"`  // the dialog kind whose keys were used
+	Time      int64  `json:"time"` // unix ms of the outcome
+	Kind      string `json:"kind"` // KindAnswer
+	Session   string `json:"session"`
+	Document  string `json:"document"`
+	Requester string `json:"requester"`
+	Choice    string `json:"choice"`
+	PromptID  string `json:"prompt_id"` // the prompt open when it was checked, "" if none
+	Expect    string `json:"expect"`    // the prompt id the caller saw, "" if not given
+	Summary   string `json:"summary"`   // the command or question
+	Reason    string `json:"reason"`
+	Dialog    string `json:"dialog"` // the dialog kind whose keys were used
+	// Option is the label of the option the answer picked, when the
+	// screen showed it; Mode the mode the whole session switched to by
+	// it ("accept edits"), "" when none.
+	Option    string   `json:"option,omitempty"`
+	Mode      string   `json:"mode,omitempty"`
 	Outcome   string   `json:"outcome"` // answered, refused (nothing typed), failed (typed, not acknowledged)
 	ErrorCode ipc.Code `json:"error_code"`
 	Message   string   `json:"message,omitempty"`

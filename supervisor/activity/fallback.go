@@ -10,6 +10,12 @@ const (
 	// SpawnRule is the lifecycle signal of a child starting: from it until
 	// the next lifecycle signal (exit, crash, halt) an agent runs.
 	SpawnRule = "lifecycle:spawn"
+	// ProgramRule names the screen signal of a program other than the
+	// login shell that reads its terminal with no rule reading its
+	// question: ready, its last line as summary, and — with the model
+	// reader on — a screen the model may read (specs/detection.md,
+	// "Prompts of any program").
+	ProgramRule = "screen:program:reading"
 )
 
 // DefaultUnknownAfter is how long an unrecognized screen must be quiet
@@ -56,7 +62,7 @@ func (t *Tracker) UnrecognizedRead(now, lastOutput time.Time, salient string, re
 	if quiet := now.Sub(quietFrom); quiet < t.cfg.UnknownAfter {
 		return changed, t.cfg.UnknownAfter - quiet
 	}
-	if cur := t.state; cur.Activity != Unknown && cur.Rule != FallbackRule && cur.Source != SourceModel {
+	if cur := t.state; cur.Activity != Unknown && cur.Rule != FallbackRule && cur.Source != SourceModel && cur.Rule != ProgramRule {
 		// Another signal has the word (a hook, a stream signal, a rule):
 		// the fallback is for a session sup knows nothing about, not a
 		// second opinion on one it does (specs/detection.md, "Fallback").
@@ -67,6 +73,12 @@ func (t *Tracker) UnrecognizedRead(now, lastOutput time.Time, salient string, re
 		r.Source, r.At = SourceModel, now
 		return t.refine(r) || changed, 0
 	}
+	if t.state.Rule == ProgramRule {
+		// A program reading its terminal: ready with its last line until
+		// the model reads the screen; the fallback's question is for a
+		// screen sup has no word on, and this one has the kernel's.
+		return changed, 0
+	}
 	sig := Signal{Source: SourceScreen, Rule: FallbackRule, Activity: NeedsConfirmation,
 		Reason: "unrecognized", Summary: FirstLine(salient), Stuck: true, At: now}
 	if t.state.Source == SourceModel {
@@ -75,6 +87,15 @@ func (t *Tracker) UnrecognizedRead(now, lastOutput time.Time, salient string, re
 		return t.refine(sig) || changed, 0
 	}
 	return t.Observe(sig) || changed, 0
+}
+
+// WantsReading reports whether the state is one the model reader may
+// read (the fallback's question, a program reading its terminal with no
+// rule for its screen) once the screen has been quiet for UnknownAfter
+// (UnrecognizedRead said so: it returned no wait). A login shell at its
+// prompt never is: nothing there asks anything.
+func (t *Tracker) WantsReading() bool {
+	return t.state.Source == SourceScreen && (t.state.Rule == FallbackRule || t.state.Rule == ProgramRule)
 }
 
 // refine puts s in place of the fallback (or an earlier reading) without

@@ -68,3 +68,39 @@ func TestReadingOfAnotherScreen(t *testing.T) {
 		t.Fatalf("state: %+v", st)
 	}
 }
+
+// The figure of specs/detection.md ("Prompts of any program"): model
+// reads asked by 10 idle shells at their prompts over 10 minutes — 0 —
+// and by a program reading its terminal with no rule for its screen —
+// one, once it was quiet for UnknownAfter, none after the reading is in.
+// Every shell is looked at every second (a real one is looked at only
+// when it prints or a key comes: this is the worst case), its clock
+// injected.
+func TestIdleShellsAskNoReading(t *testing.T) {
+	const shells, minutes = 10, 10
+	asks := func(rule string, n int) int {
+		calls := 0
+		for range n {
+			tr := NewTracker(Config{})
+			tr.Observe(spawn(0))
+			lastOut := at(200 * time.Millisecond) // the prompt drawn
+			tr.Observe(Signal{Source: SourceScreen, Rule: rule, Activity: Ready, Reason: "idle", Summary: "", Stuck: true, At: at(time.Second)})
+			var read *Signal
+			for s := time.Second; s <= minutes*time.Minute; s += time.Second {
+				_, wait := tr.UnrecognizedRead(at(s), lastOut, "bash$", read)
+				if wait == 0 && read == nil && tr.WantsReading() {
+					calls++
+					read = reading(NeedsConfirmation, "Publish v9 or abort?")
+				}
+			}
+		}
+		return calls
+	}
+	if n := asks("screen:foreground:reading", shells); n != 0 {
+		t.Fatalf("%d idle shells at their prompts asked %d model reads in %d minutes, want 0", shells, n, minutes)
+	}
+	if n := asks(ProgramRule, 1); n != 1 {
+		t.Fatalf("a program's unread screen asked %d model reads, want 1", n)
+	}
+	t.Logf("model reads asked: %d idle shells × %d min: 0; one program's dialog: 1", shells, minutes)
+}

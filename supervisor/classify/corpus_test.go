@@ -72,6 +72,8 @@ var corpusRules = map[string]string{
 	"claude/busy_streaming.raw":               "esc_to_interrupt",
 	"claude/ready_after_turn.raw":             "prompt",
 	"claude/permission_prompt.raw":            "permission",
+	"claude/write_prompt.raw":                 "permission",
+	"claude/classic_write_prompt.raw":         "permission",
 	"claude/permission_prompt_80x24.raw":      "permission",
 	"claude/ready_after_approval.raw":         "prompt",
 	"claude/question_prose.raw":               "prompt",
@@ -102,6 +104,8 @@ var corpusRules = map[string]string{
 	"codex/draft.raw":                         "state_idle",
 	"codex/interrupted.raw":                   "state_idle",
 	"codex/trust_screen.raw":                  "trust_screen",
+	"codex/hooks_review.raw":                  "hooks_review",
+	"codex/hooks_list.raw":                    "hooks_list",
 	"codex/api_retrying_503.raw":              "reconnecting",
 	"codex/api_unreachable.raw":               "reconnecting",
 	"codex/api_error_final.raw":               "state_error",
@@ -462,5 +466,74 @@ func TestCodexStarting(t *testing.T) {
 	}
 	if got := pack.Classify(snap); got.Activity != activity.Busy || got.Rule != "starting" {
 		t.Fatalf("loading screen: %s (rule %q), want busy (rule starting)\n%s", got.Activity, got.Rule, snap.Text)
+	}
+}
+
+// TestUnitShellPackPrograms: any other question on the last line is one
+// only while a program other than the login shell reads the terminal
+// (`program: true`): the login shell's prompt, whatever PS1 says, never is.
+func TestUnitShellPackPrograms(t *testing.T) {
+	p := builtinPack(t, "shell")
+	for _, c := range []struct{ screen, rule, summary string }{
+		{"$ rm -i x\nrm: remove regular empty file 'x'? ", "question", "rm: remove regular empty file 'x'?"},
+		{"cp: overwrite 'b.txt'? ", "question", "cp: overwrite 'b.txt'?"},
+		{"What is your name? ", "question", "What is your name?"},
+		{"Is this OK? (yes) ", "question", "Is this OK? (yes)"},
+		{"package name: (demo) ", "value", "package name: (demo)"},
+		{"Project name [demo]: ", "value", "Project name [demo]:"},
+		{"Enter a number: ", "value", "Enter a number:"},
+		{"*** Commands ***\n    1: clean    5: quit\nWhat now> ", "value", "What now>"},
+		{">>> ", "", ""},
+		{"next> ", "", ""},
+		{"[P]ublish v9   [A]bort", "", ""},
+		{"building 3 of 9: ", "", ""},
+	} {
+		snap := classify.Render([]byte(strings.ReplaceAll(c.screen, "\n", "\r\n")), 100, 10)
+		if res := p.Classify(snap); res.Matched {
+			t.Errorf("%q at the login shell's prompt: rule %s, want none", c.screen, res.Rule)
+		}
+		res := p.ClassifyFacts(snap, classify.Facts{Program: true})
+		if c.rule == "" {
+			if res.Matched {
+				t.Errorf("%q: rule %s, want none", c.screen, res.Rule)
+			}
+			continue
+		}
+		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
+			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
+		}
+	}
+}
+
+// TestCorpusFileSummary: Claude Code's file permission prompt read from
+// the screen alone (no hook) names the action and the file, in both
+// renderers, and so does an edit of an existing file (the recording with
+// its title and first diff line edited to an Edit's); a Bash prompt keeps
+// its command.
+func TestCorpusFileSummary(t *testing.T) {
+	p := builtinPack(t, "claude")
+	for _, c := range []struct {
+		file, old, new, summary string
+	}{
+		{"claude/write_prompt.raw", "", "", "Create file: notes.txt"},
+		{"claude/classic_write_prompt.raw", "", "", "Create file: notes.txt"},
+		{"claude/write_prompt.raw", "Create file", "Edit file", "Edit file: notes.txt"},
+		{"claude/classic_write_prompt.raw", "  1 hello", "  1 -alpha", "Create file: notes.txt"},
+		{"claude/permission_prompt.raw", "", "", "touch approved.txt"},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpusDir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := classify.Render(data, 120, 40)
+		if c.old != "" {
+			for i, l := range snap.Lines {
+				snap.Lines[i] = strings.ReplaceAll(l, c.old, c.new)
+			}
+			snap.Text, snap.ANSI = strings.TrimRight(strings.Join(snap.Lines, "\n"), "\n"), ""
+		}
+		if got := p.Classify(snap); got.Rule != "permission" || got.Summary != c.summary {
+			t.Errorf("%s (%q→%q): rule %s summary %q, want permission %q", c.file, c.old, c.new, got.Rule, got.Summary, c.summary)
+		}
 	}
 }

@@ -21,6 +21,7 @@ const (
 	regAltScreen                    // bool: the alternate screen is active
 	regInputBox                     // bool: the pack's input box is on the screen
 	regOptions                      // a selection list (optionSpec) is on the screen
+	regProgram                      // bool: a program other than the login shell reads the terminal (Facts.Program)
 )
 
 type cond struct {
@@ -38,6 +39,7 @@ type cond struct {
 type inputSpec struct {
 	line         *regexp.Regexp // the box's first text line; group 1 = the draft's first line
 	notLine      *regexp.Regexp // the lowest line matching line also matches this: no input box (a dialog's option)
+	notBottom    *regexp.Regexp // the screen's last non-blank line matches this: no input box (a dialog's footer)
 	above        *regexp.Regexp // the line right above must match (the box's top border)
 	below        *regexp.Regexp // the box ends at the first line below matching this (bottom border)
 	continuation *regexp.Regexp // further draft lines; group 1 = their text
@@ -70,6 +72,16 @@ type view struct {
 	ansi    []string // the ANSI rendering's rows, split on first use
 	ansiOK  bool
 	lists   map[*optionSpec]*optionList // findOptions per spec, nil entries included
+	facts   Facts
+}
+
+// Facts are what the supervisor knows besides the screen, for the
+// conditions that read them (`program:`).
+type Facts struct {
+	// Program: a program other than the login shell is the terminal's
+	// foreground and blocked reading it (specs/detection.md, "Prompts of
+	// any program").
+	Program bool
 }
 
 // Classify applies the pack's rules to a snapshot. Every rule is a set of
@@ -82,12 +94,15 @@ type view struct {
 // Classify trusts the snapshot: callers should not classify one taken
 // inside a synchronized-output frame (InFrame: half drawn; retry a few ms
 // later) and should treat one that is Desynced with care.
-func (p *Pack) Classify(snap screen.Snapshot) Result {
+func (p *Pack) Classify(snap screen.Snapshot) Result { return p.ClassifyFacts(snap, Facts{}) }
+
+// ClassifyFacts is Classify with the facts the `program:` condition reads.
+func (p *Pack) ClassifyFacts(snap screen.Snapshot, f Facts) Result {
 	res := Result{Activity: activity.Unknown}
 	if p == nil {
 		return res
 	}
-	v := &view{snap: &snap, pack: p, lines: snap.Lines}
+	v := &view{snap: &snap, pack: p, lines: snap.Lines, facts: f}
 	if v.lines == nil && snap.Text != "" {
 		v.lines = strings.Split(snap.Text, "\n")
 	}
@@ -107,7 +122,7 @@ func (p *Pack) Classify(snap screen.Snapshot) Result {
 	switch {
 	case decided != nil && decided.summary != nil:
 		if m := decided.summary.FindStringSubmatch(v.screenText()); m != nil {
-			res.Summary = activity.FirstLine(m[1])
+			res.Summary = activity.FirstLine(joinGroups(m[1:]))
 		}
 	case decided != nil && decided.options != nil:
 		if l := v.options(decided.options); l != nil {
@@ -116,6 +131,19 @@ func (p *Pack) Classify(snap screen.Snapshot) Result {
 	}
 	res.Draft = v.draft()
 	return res
+}
+
+// joinGroups joins a summary's matched groups with ": " (a dialog's
+// title and its subject: `Create file: notes.txt`); groups that matched
+// nothing are left out.
+func joinGroups(gs []string) string {
+	var out []string
+	for _, g := range gs {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, ": ")
 }
 
 func (v *view) all(cs []cond) bool {
@@ -133,6 +161,8 @@ func (v *view) holds(c *cond) bool {
 		return v.snap.AltScreen == c.want
 	case regInputBox:
 		return (v.findBox() != nil) == c.want
+	case regProgram:
+		return v.facts.Program == c.want
 	case regOptions:
 		return v.options(c.opts) != nil
 	}
@@ -265,6 +295,9 @@ func (v *view) findBox() *box {
 		}
 	}
 	if row < 0 || (in.notLine != nil && in.notLine.MatchString(ls[row])) {
+		return nil
+	}
+	if in.notBottom != nil && in.notBottom.MatchString(lastNonBlank(ls, 1)) {
 		return nil
 	}
 	b := &box{top: row, prompt: row, end: row}

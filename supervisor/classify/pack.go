@@ -191,6 +191,7 @@ type rawConds struct {
 	NotAgentState   *string `yaml:"not_agent_state"`
 	AltScreen       *bool   `yaml:"alt_screen"`
 	InputBox        *bool   `yaml:"input_box"`
+	Program         *bool   `yaml:"program"`
 	// Options is a mapping (rawOptions); a yaml.Node so that its keys
 	// are checked and its errors carry its line.
 	Options yaml.Node `yaml:"options"`
@@ -212,6 +213,7 @@ type rawPlaceholder struct {
 type rawInput struct {
 	Line         string      `yaml:"line"`
 	NotLine      string      `yaml:"not_line"`
+	NotBottom    string      `yaml:"not_bottom"`
 	Above        string      `yaml:"above"`
 	Below        string      `yaml:"below"`
 	Continuation string      `yaml:"continuation"`
@@ -346,6 +348,7 @@ func compileInput(n *yaml.Node) (*inputSpec, error) {
 		dst      **regexp.Regexp
 	}{
 		{"not_line", raw.NotLine, &in.notLine},
+		{"not_bottom", raw.NotBottom, &in.notBottom},
 		{"above", raw.Above, &in.above},
 		{"below", raw.Below, &in.below},
 		{"continuation", raw.Continuation, &in.continuation},
@@ -446,6 +449,9 @@ func compileConds(raw rawConds, hasInput bool) ([]cond, error) {
 	if raw.InputBox != nil {
 		cs = append(cs, cond{key: "input_box", reg: regInputBox, want: *raw.InputBox})
 	}
+	if raw.Program != nil {
+		cs = append(cs, cond{key: "program", reg: regProgram, want: *raw.Program})
+	}
 	if raw.Options.Kind != 0 && raw.Options.ShortTag() != "!!null" {
 		o, err := compileOptions(&raw.Options)
 		if err != nil {
@@ -461,7 +467,7 @@ func compileConds(raw rawConds, hasInput bool) ([]cond, error) {
 
 func cost(c cond) int {
 	switch c.reg {
-	case regAltScreen, regInputBox:
+	case regAltScreen, regInputBox, regProgram:
 		return 0
 	case regTitle, regAgentState:
 		return 1

@@ -33,6 +33,9 @@ type Prompt struct {
 	// for this dialog; an error names the valid choices (the ones the
 	// dialog on the screen offers).
 	Keys func(choice string) (keys string, submit bool, err error)
+	// Picked is what choice picks: the option's label on the screen
+	// ("" when unknown) and the mode the session switches to by it ("").
+	Picked func(choice string) (option, mode string)
 	// Profile and Name, for the refusals' messages.
 	Profile, Name string
 }
@@ -81,6 +84,8 @@ type answering struct {
 	gate    string // the collision gate: enforced, bypassed, not_evaluated
 	applied bool   // the force bypassed a busy operator
 	typed   bool
+	// option and mode: what the choice picked (Prompt.Picked).
+	option, mode string
 }
 
 func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
@@ -118,6 +123,9 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		var err error
 		if keys, submit, err = pr.Keys(a.p.Choice); err != nil {
 			return ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
+		}
+		if pr.Picked != nil {
+			a.option, a.mode = pr.Picked(a.p.Choice)
 		}
 		if submit {
 			if keys, err = d.answerText(keys); err != nil {
@@ -161,8 +169,10 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	if err != nil {
 		return ipc.AnswerResult{}, err
 	}
-	return ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary, PromptDetail: a.pr.Detail,
-		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}, nil
+	r := ipc.AnswerResult{PromptID: a.pr.ID, Choice: a.p.Choice, Dialog: a.pr.Dialog, Summary: a.pr.Summary, PromptDetail: a.pr.Detail,
+		AckedBy: by, Activity: activity, LatencyMS: time.Since(a.start).Milliseconds()}
+	r.Option, r.Mode = a.option, a.mode
+	return r, nil
 }
 
 // answerText is free text as an answer types it: sanitised and bounded as
@@ -250,7 +260,7 @@ func (a *answering) waitGone(ctx context.Context, c Child, written time.Time) (b
 func (a *answering) book(r ipc.AnswerResult, err error) {
 	rec := store.AnswerRecord{
 		Time: time.Now().UnixMilli(), Kind: store.KindAnswer, Choice: a.p.Choice, PromptID: a.pr.ID, Expect: a.p.Expect,
-		Summary: a.pr.Summary, Reason: a.pr.Reason, Dialog: a.pr.Dialog, Requester: a.p.Requester,
+		Summary: a.pr.Summary, Reason: a.pr.Reason, Dialog: a.pr.Dialog, Requester: a.p.Requester, Option: a.option, Mode: a.mode,
 		Outcome: "answered", AckedBy: r.AckedBy, Typed: a.typed, LatencyMS: time.Since(a.start).Milliseconds(),
 		ForceOverrideRequested: a.ov.Requested, ForceOverrideApplied: a.applied, OverrideIntent: a.ov.Intent,
 		OverrideReasonPrefix: a.ov.Prefix, OverrideReason: a.ov.Reason, CollisionGate: a.gate,

@@ -219,6 +219,31 @@ func TestAgentVersionFromNPMPackage(t *testing.T) {
 	}
 }
 
+// TestAgentVersionFromPlatformBinary: the native binary of an agent's
+// platform package first in PATH is read as the agent's version, not the
+// package's (Codex's platform package says 0.169.0-linux-x64; Claude
+// Code's is named claude-code-linux-x64).
+func TestAgentVersionFromPlatformBinary(t *testing.T) {
+	e := newEnv(t)
+	mods := filepath.Join(t.TempDir(), "node_modules")
+	codex := filepath.Join(mods, "@openai", "codex-linux-x64")
+	os.MkdirAll(filepath.Join(codex, "vendor", "x86_64-unknown-linux-musl", "bin"), 0o755)
+	os.WriteFile(filepath.Join(codex, "package.json"), []byte(`{"name":"@openai/codex","version":"0.169.0-linux-x64"}`), 0o644)
+	os.WriteFile(filepath.Join(codex, "vendor", "x86_64-unknown-linux-musl", "bin", "codex"), []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	claude := filepath.Join(mods, "@anthropic-ai", "claude-code-linux-x64")
+	os.MkdirAll(claude, 0o755)
+	os.WriteFile(filepath.Join(claude, "package.json"), []byte(`{"name":"@anthropic-ai/claude-code-linux-x64","version":"2.1.330"}`), 0o644)
+	os.WriteFile(filepath.Join(claude, "claude"), []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	e.vars["PATH"] = filepath.Join(codex, "vendor", "x86_64-unknown-linux-musl", "bin") + ":" + claude + ":" + e.vars["PATH"]
+	fs := e.run(t, false)
+	if f := find(fs, "agent", "codex 0.169.0 at"); f == nil || f.Severity != OK {
+		t.Errorf("codex finding %+v, want OK at the pin", f)
+	}
+	if f := find(fs, "agent", "claude 2.1.330 at"); f == nil || f.Severity != OK {
+		t.Errorf("claude finding %+v, want OK at the pin", f)
+	}
+}
+
 // TestForeignSocket: a live socket in your runtime dir that belongs to
 // another uid is no session of yours (every verb refuses it): doctor says
 // so and whose it is, and does not count it as live.

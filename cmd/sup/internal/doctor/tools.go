@@ -181,14 +181,20 @@ func npmVersion(bin, pkg string) (string, error) {
 		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
 		if err == nil {
 			var p struct{ Name, Version string }
-			if json.Unmarshal(data, &p) == nil && p.Name == pkg && p.Version != "" {
-				return p.Version, nil
+			if json.Unmarshal(data, &p) == nil && (p.Name == pkg || strings.HasPrefix(p.Name, pkg+"-")) && p.Version != "" {
+				return platformSuffix.ReplaceAllString(p.Version, ""), nil
 			}
 		}
 		dir = filepath.Dir(dir)
 	}
 	return "", fmt.Errorf("%s is not from the npm package %s", bin, pkg)
 }
+
+// platformSuffix is the platform a native binary's package adds to the
+// agent's version (Codex's @openai/codex-linux-x64 is "@openai/codex"
+// 0.171.0-linux-x64; Claude Code's is @anthropic-ai/claude-code-linux-x64
+// 2.1.332): the agent's version is the number before it.
+var platformSuffix = regexp.MustCompile(`-(linux|darwin|win32|windows|freebsd|android)(-[a-z0-9_]+)*$`)
 
 // lookPath finds name in o's PATH; "" when it is not there.
 func lookPath(o *Options, name string) string {
