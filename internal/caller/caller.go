@@ -125,7 +125,10 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 			return v, fmt.Errorf("caller %d: ancestor %d started after its child %d (its pid was reused while the chain was read)", pid, up.PID, cur.PID)
 		}
 		link := Link{PID: up.PID, Comm: up.Comm}
-		if up.SID != cur.SID && up.UID == cfg.UID {
+		// Init (pid 1) encloses only as the decider itself: it adopts
+		// every orphan on the host, and on some hosts its exe cannot be
+		// read, which would otherwise fail closed for everyone.
+		if up.SID != cur.SID && up.UID == cfg.UID && (up.PID != 1 || cfg.Self == 1) {
 			sup := up.PID == cfg.Self
 			if !sup {
 				exe, err := t.Exe(up.PID)

@@ -43,7 +43,7 @@ func host() fake {
 	}
 	return fake{
 		procs: map[int]Proc{
-			1:  p(1, 0, 1, 1, 0, "init"),
+			1:  p(1, 0, 1, 1, me, "init"), // our uid (as root is), exe unreadable
 			10: p(10, 1, 10, 5, me, "tmux: server"),
 			20: p(20, 10, 20, 6, me, "bash"),   // pane
 			30: p(30, 20, 20, 7, me, "sup"),    // sup start
@@ -63,9 +63,10 @@ func host() fake {
 			82: p(82, 81, 81, 19, me, "sup"),   // calling
 			90: p(90, 10, 90, 6, me, "x"),      // a process whose exe we cannot read …
 			91: p(91, 90, 91, 20, me, "sup"),   // … above a session leader
+			95: p(95, 1, 95, 21, me, "nohup"),  // an orphan adopted by init, whose exe is unreadable
 		},
 		exes: map[int]string{
-			1: "/sbin/init", 10: "/usr/bin/tmux", 20: "/bin/bash", 30: "/usr/local/bin/sup", 31: "/usr/local/bin/sup",
+			10: "/usr/bin/tmux", 20: "/bin/bash", 30: "/usr/local/bin/sup", 31: "/usr/local/bin/sup",
 			40: "/usr/bin/node", 41: "/bin/bash", 42: "/usr/local/bin/sup", 50: "/bin/sleep", 51: "/usr/local/bin/sup",
 			60: "/bin/bash", 61: "/usr/local/bin/sup", 62: "/usr/local/bin/sup", 70: "/usr/bin/sudo", 71: "/usr/local/bin/sup",
 			80: "/usr/local/bin/sup", 81: "/usr/bin/codex", 82: "/usr/local/bin/sup", 91: "/usr/local/bin/sup",
@@ -94,6 +95,7 @@ func TestDecide(t *testing.T) {
 		{"self encloses whatever its exe", 42, 30, Agent, []int{30}},
 		{"an unreadable exe above a session leader fails closed", 91, 0, Agent, []int{90}},
 		{"pid 0: another pid namespace", 0, 0, Agent, nil},
+		{"init never encloses (an orphan of the operator)", 95, 0, Operator, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg

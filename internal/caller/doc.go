@@ -21,6 +21,9 @@
 //     client's own children (same session) are not enclosed; sup's own
 //     helpers (the guard, in sup's session) are not agents. The decider's
 //     own pid (Config.Self) encloses without looking at its executable.
+//     Init (pid 1) never encloses unless it is the decider: it adopts
+//     every orphan of the host (a subreaper failing would leave the
+//     agent's daemons there, which sup logs as subreaper_failed).
 //   - Only facts an agent cannot forge decide: parent links, sessions,
 //     start times and the executables of the enclosing processes, all read
 //     from /proc. Files in the runtime and state directories (which every

@@ -9,23 +9,24 @@ const KindAnswer = "answer"
 // AnswerRecord is one line of audit.jsonl: one `answer` to a prompt,
 // refused or not (specs/triggers.md, "Audit").
 type AnswerRecord struct {
-	Time      int64    `json:"time"` // unix ms of the outcome
-	Kind      string   `json:"kind"` // KindAnswer
-	Session   string   `json:"session"`
-	Document  string   `json:"document"`
-	Requester string   `json:"requester"`
-	Choice    string   `json:"choice"`
-	PromptID  string   `json:"prompt_id"` // the prompt open when it was checked, "" if none
-	Expect    string   `json:"expect"`    // the prompt id the caller saw, "" if not given
-	Summary   string   `json:"summary"`   // the command or question
-	Reason    string   `json:"reason"`
-	Dialog    string   `json:"dialog"`  // the dialog kind whose keys were used
-	Outcome   string   `json:"outcome"` // answered, refused (nothing typed), failed (typed, not acknowledged)
-	ErrorCode ipc.Code `json:"error_code"`
-	Message   string   `json:"message,omitempty"`
-	AckedBy   string   `json:"acked_by"`
-	Typed     bool     `json:"typed"`
-	LatencyMS int64    `json:"latency_ms"`
+	Time      int64       `json:"time"` // unix ms of the outcome
+	Kind      string      `json:"kind"` // KindAnswer
+	Session   string      `json:"session"`
+	Document  string      `json:"document"`
+	Requester string      `json:"requester"`
+	Caller    *ipc.Caller `json:"caller,omitempty"` // who answered, as the supervisor decided it
+	Choice    string      `json:"choice"`
+	PromptID  string      `json:"prompt_id"` // the prompt open when it was checked, "" if none
+	Expect    string      `json:"expect"`    // the prompt id the caller saw, "" if not given
+	Summary   string      `json:"summary"`   // the command or question
+	Reason    string      `json:"reason"`
+	Dialog    string      `json:"dialog"`  // the dialog kind whose keys were used
+	Outcome   string      `json:"outcome"` // answered, refused (nothing typed), failed (typed, not acknowledged)
+	ErrorCode ipc.Code    `json:"error_code"`
+	Message   string      `json:"message,omitempty"`
+	AckedBy   string      `json:"acked_by"`
+	Typed     bool        `json:"typed"`
+	LatencyMS int64       `json:"latency_ms"`
 
 	ForceOverrideRequested bool   `json:"force_override_requested"`
 	ForceOverrideApplied   bool   `json:"force_override_applied"`
@@ -33,4 +34,23 @@ type AnswerRecord struct {
 	OverrideReasonPrefix   string `json:"override_reason_prefix"`
 	OverrideReason         string `json:"override_reason"`
 	CollisionGate          string `json:"collision_gate"`
+}
+
+// KindInject marks an inject's line in audit.jsonl.
+const KindInject = "inject"
+
+// InjectRecord is one line of audit.jsonl: one raw `inject`, written or
+// refused (the bytes themselves are not kept; their count and hash are).
+type InjectRecord struct {
+	Time      int64       `json:"time"`
+	Kind      string      `json:"kind"` // KindInject
+	Session   string      `json:"session"`
+	Document  string      `json:"document"`
+	Caller    *ipc.Caller `json:"caller"`
+	Bytes     int         `json:"bytes"`
+	SHA256    string      `json:"sha256"`
+	Submit    bool        `json:"submit"`
+	Outcome   string      `json:"outcome"` // written, refused
+	ErrorCode ipc.Code    `json:"error_code"`
+	Message   string      `json:"message,omitempty"`
 }
