@@ -182,7 +182,7 @@ func (p Policy) refusal(c ipc.Caller, act Action, t Target) string {
 			return "policy.agent_triggers is workspace and this session has no workspace (a session without one is a workspace of its own); " + grant
 		}
 		return fmt.Sprintf("policy.agent_triggers is %s: an agent may trigger %s; %s", cmpOr(p.AgentTriggers, TriggerWorkspace),
-			map[string]string{TriggerWorkspace: "sessions of its own workspace (" + t.Workspace + " is not all of its sessions')",
+			map[string]string{TriggerWorkspace: "only sessions of its own workspace, and this session's workspace " + t.Workspace + " is not its",
 				TriggerOwn: "only its own session", TriggerNone: "no session"}[cmpOr(p.AgentTriggers, TriggerWorkspace)], grant)
 	case ActLifecycle:
 		return "an agent may stop, restart or resume only its own session; " + grant
