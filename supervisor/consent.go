@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/sup-tmux/sup/internal/caller"
@@ -17,26 +16,10 @@ import (
 // (classifier, ServerConfig.Classify); the methods that act check the
 // policy (allow) before anything is typed.
 
-// classifier decides each connection's caller from the kernel's peer
-// credentials: its ancestry (caller.Decide, this process the supervisor
-// that encloses its own agent) and, when the kernel gave a pidfd, that the
-// process it named still runs after the walk, so the walk read it and not
-// a successor with its pid.
+// classifier decides each connection's caller (caller.Classifier), this
+// process the supervisor of its own agent.
 func classifier(pl *plan.Plan, runtimeDir string) func(ipc.Peer) (ipc.Caller, error) {
-	self := os.Getpid()
-	cfg := caller.SelfConfig(self)
-	id := &caller.Identifier{RuntimeDir: runtimeDir, Self: self,
-		Own: ipc.CallerSession{Name: pl.Name, ID: pl.SessionID, Workspace: pl.Workspace, SupPID: self}}
-	return func(p ipc.Peer) (ipc.Caller, error) {
-		v, err := caller.Decide(caller.ProcFS{}, p.PID, cfg)
-		if alive, known := p.StillThere(); known && !alive {
-			return ipc.Caller{}, fmt.Errorf("the calling process %d exited before its ancestry was read", p.PID)
-		}
-		if err != nil {
-			return ipc.Caller{}, err
-		}
-		return id.Caller(v), nil
-	}
+	return caller.Classifier(runtimeDir, ipc.CallerSession{Name: pl.Name, ID: pl.SessionID, Workspace: pl.Workspace, SupPID: os.Getpid()})
 }
 
 // allowed checks the policy for c doing act to the session with plan pl:

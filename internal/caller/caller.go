@@ -23,10 +23,7 @@ type Proc struct {
 	PID, PPID, SID int
 	// Start is the start time in clock ticks since boot: a parent never
 	// starts after its child, so a parent that did is a reused pid.
-	Start uint64
-	// UID owns /proc/PID: the process's uid, or 0 for a process that is
-	// not dumpable (sup never is: execve makes a process dumpable).
-	UID    int
+	Start  uint64
 	Comm   string
 	Zombie bool // exited, not yet reaped (state Z or X)
 }
@@ -38,6 +35,10 @@ var ErrGone = errors.New("no such process")
 // Table is the process table (Proc reads /proc; tests use a map).
 type Table interface {
 	Stat(pid int) (Proc, error)
+	// Owner is the uid owning /proc/PID: the process's uid, or 0 for a
+	// process that is not dumpable (sup never is: execve makes a process
+	// dumpable). Read only where the walk crosses a session.
+	Owner(pid int) (int, error)
 	// Exe is the executable's path, " (deleted)" removed.
 	Exe(pid int) (string, error)
 }
@@ -128,8 +129,17 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 		// Init (pid 1) encloses only as the decider itself: it adopts
 		// every orphan on the host, and on some hosts its exe cannot be
 		// read, which would otherwise fail closed for everyone.
-		if up.SID != cur.SID && up.UID == cfg.UID && (up.PID != 1 || cfg.Self == 1) {
+		if up.SID != cur.SID && (up.PID != 1 || cfg.Self == 1) {
+			uid, err := t.Owner(up.PID)
+			if err != nil {
+				return v, fmt.Errorf("caller %d: ancestor %d: %w", pid, up.PID, err)
+			}
 			sup := up.PID == cfg.Self
+			if uid != cfg.UID && !sup {
+				v.Chain = append(v.Chain, link)
+				cur = up
+				continue // another user's process: not one of our supervisors
+			}
 			if !sup {
 				exe, err := t.Exe(up.PID)
 				switch {

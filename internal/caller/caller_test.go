@@ -9,6 +9,7 @@ import (
 // fake is a process table: pid → proc, pid → exe (missing: unreadable).
 type fake struct {
 	procs map[int]Proc
+	uids  map[int]int // owner of /proc/PID; absent: me
 	exes  map[int]string
 }
 
@@ -18,6 +19,16 @@ func (f fake) Stat(pid int) (Proc, error) {
 		return Proc{}, ErrGone
 	}
 	return p, nil
+}
+
+func (f fake) Owner(pid int) (int, error) {
+	if _, ok := f.procs[pid]; !ok {
+		return 0, ErrGone
+	}
+	if u, ok := f.uids[pid]; ok {
+		return u, nil
+	}
+	return me, nil
 }
 
 func (f fake) Exe(pid int) (string, error) {
@@ -38,10 +49,15 @@ const me = 1000
 // > bash tool > `sup answer`; beside it the operator's shell and a sup
 // client's child.
 func host() fake {
+	uids := map[int]int{}
 	p := func(pid, ppid, sid int, start uint64, uid int, comm string) Proc {
-		return Proc{PID: pid, PPID: ppid, SID: sid, Start: start, UID: uid, Comm: comm}
+		if uid != me {
+			uids[pid] = uid
+		}
+		return Proc{PID: pid, PPID: ppid, SID: sid, Start: start, Comm: comm}
 	}
 	return fake{
+		uids: uids,
 		procs: map[int]Proc{
 			1:  p(1, 0, 1, 1, me, "init"), // our uid (as root is), exe unreadable
 			10: p(10, 1, 10, 5, me, "tmux: server"),
@@ -156,7 +172,7 @@ func TestDecideRefusesWhatItCannotRead(t *testing.T) {
 func TestDecideDepthBound(t *testing.T) {
 	f := fake{procs: map[int]Proc{}, exes: map[int]string{}}
 	for pid := 1; pid <= MaxDepth+5; pid++ {
-		f.procs[pid] = Proc{PID: pid, PPID: pid - 1, SID: 1, Start: uint64(pid), UID: me, Comm: "sh"}
+		f.procs[pid] = Proc{PID: pid, PPID: pid - 1, SID: 1, Start: uint64(pid), Comm: "sh"}
 	}
 	if _, err := Decide(f, MaxDepth+5, Config{UID: me}); err == nil || !strings.Contains(err.Error(), "deeper") {
 		t.Fatalf("err %v, want the depth refusal", err)

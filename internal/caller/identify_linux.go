@@ -3,6 +3,7 @@ package caller
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,4 +147,25 @@ func Self(runtimeDir string) (ipc.Caller, error) {
 		return ipc.Caller{}, err
 	}
 	return (&Identifier{RuntimeDir: runtimeDir}).Caller(v), nil
+}
+
+// Classifier is a supervisor's ServerConfig.Classify: it decides each
+// connection's caller from the kernel's peer credentials (Decide, this
+// process the supervisor of own's agent) and, when the kernel gave a
+// pidfd, checks that the process it named still runs after the walk, so
+// the walk read that process and not a successor given its pid.
+func Classifier(runtimeDir string, own ipc.CallerSession) func(ipc.Peer) (ipc.Caller, error) {
+	self := os.Getpid()
+	cfg := SelfConfig(self)
+	id := &Identifier{RuntimeDir: runtimeDir, Self: self, Own: own}
+	return func(p ipc.Peer) (ipc.Caller, error) {
+		v, err := Decide(ProcFS{}, p.PID, cfg)
+		if alive, known := p.StillThere(); known && !alive {
+			return ipc.Caller{}, fmt.Errorf("the calling process %d exited before its ancestry was read", p.PID)
+		}
+		if err != nil {
+			return ipc.Caller{}, err
+		}
+		return id.Caller(v), nil
+	}
 }

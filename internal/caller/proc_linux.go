@@ -19,26 +19,36 @@ func procErr(err error) error {
 	return err
 }
 
-// Stat reads /proc/PID/stat and the owner of /proc/PID.
+// Stat reads /proc/PID/stat (one read into a stack buffer: /proc reads
+// are the check's cost).
 func (ProcFS) Stat(pid int) (Proc, error) {
-	dir := "/proc/" + strconv.Itoa(pid)
-	b, err := os.ReadFile(dir + "/stat")
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return Proc{}, procErr(err)
 	}
-	p, err := ParseStat(b)
+	var buf [1024]byte
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil {
+		return Proc{}, procErr(err)
+	}
+	p, err := ParseStat(buf[:max(n, 0)])
 	if err != nil {
 		return Proc{}, err
 	}
 	if p.PID != pid {
 		return Proc{}, ErrGone
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
-		return Proc{}, procErr(err)
-	}
-	p.UID = int(st.Uid)
 	return p, nil
+}
+
+// Owner is the owner of /proc/PID.
+func (ProcFS) Owner(pid int) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc/"+strconv.Itoa(pid), &st); err != nil {
+		return 0, procErr(err)
+	}
+	return int(st.Uid), nil
 }
 
 // Exe reads the /proc/PID/exe link.
