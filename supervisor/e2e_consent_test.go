@@ -4,8 +4,10 @@ package supervisor_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,5 +193,37 @@ touch `+other+`/hooked; exec sleep 1000`)
 	}
 	if _, err := r.sup("trigger", "--no-wait", "--force", "--override-reason", "human_override: me", "sc", "go"); err != nil {
 		t.Fatalf("the operator's forced trigger: %v", err)
+	}
+}
+
+// TestE2ESandboxedVerbsFailCleanly: inside an agent sandbox that denies
+// Unix sockets (testdata/nounixsock: the seccomp rule Claude Code's Linux
+// sandbox uses), sup's verbs fail at once with an error naming the cause —
+// no hang, no crash — a hook stays silent (it never fails the agent), and
+// the supervisor's socket is left alone (not taken for a stale one).
+func TestE2ESandboxedVerbsFailCleanly(t *testing.T) {
+	r := newRig(t, "")
+	r.start("-echo")
+	sandbox := testutil.BuildPackage(t, "./testdata/nounixsock")
+	run := func(stdin string, args ...string) (string, error, time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, sandbox, append([]string{r.bins.Sup}, args...)...)
+		cmd.Env, cmd.Dir, cmd.Stdin = append(r.environ(), "SUP_SOCKET="+r.sockets()[0]), r.dir, strings.NewReader(stdin)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		return string(out), err, time.Since(start)
+	}
+	for _, verb := range [][]string{{"state", "doc"}, {"answer", "doc", "yes"}, {"inject", "doc", "x"}, {"trigger", "doc", "hi"}, {"stop", "doc"}} {
+		out, err, took := run("", verb...)
+		if err == nil || took > 5*time.Second || !strings.Contains(out, "operation not permitted") || strings.Contains(out, "panic") {
+			t.Errorf("sup %s in the sandbox: %v after %s: %q; want a quick failure naming the cause", strings.Join(verb, " "), err, took, out)
+		}
+	}
+	if out, err, took := run(`{"session_id":"c1","hook_event_name":"Stop"}`, "hook"); err != nil || out != "" || took > 5*time.Second {
+		t.Errorf("sup hook in the sandbox: %v after %s: %q; want exit 0 and silence", err, took, out)
+	}
+	if len(r.sockets()) != 1 || r.state("doc").Lifecycle != "running" {
+		t.Fatalf("after the sandboxed verbs: sockets %v", r.sockets())
 	}
 }
