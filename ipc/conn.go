@@ -122,9 +122,12 @@ func (c *conn) serve() {
 		c.log = c.log.With("caller", who.Kind)
 		c.log.Debug("ipc: caller", "caller", who.Label(), "chain", who.Chain)
 		ctx = WithCaller(ctx, who)
+		admitted = true
+		c.notify("connect", "caller", who)
+	} else {
+		admitted = true
+		c.notify("connect")
 	}
-	admitted = true
-	c.notify("connect")
 
 	c.br = bufio.NewReader(c.nc)
 	for {
