@@ -104,6 +104,7 @@ const dialBusyWait = 2 * time.Second
 // on the server side. path only names the socket in the error.
 func CheckServer(nc net.Conn, path string) error {
 	p, err := peerCred(nc)
+	p.closePIDFD()
 	if err != nil {
 		return fmt.Errorf("ipc: %w: %w", ErrForeignServer,
 			Errorf(CodePermissionDenied, "cannot verify who serves %s: %v", path, err))
@@ -115,6 +116,14 @@ func CheckServer(nc net.Conn, path string) error {
 			path, userName(uint32(p.UID)), p.PID, euid))
 	}
 	return nil
+}
+
+// ServerPID is the pid of the process serving c's socket, as the kernel
+// reported it at connect time.
+func (c *Client) ServerPID() (int, error) {
+	p, err := peerCred(c.conn)
+	p.closePIDFD()
+	return p.PID, err
 }
 
 // NewClient is a Client on an established connection that speaks v1, such

@@ -91,6 +91,7 @@ func (c *conn) serve() {
 		return
 	}
 	c.peer = peer
+	defer peer.closePIDFD() // after Classify, or on refusal
 	c.log = s.log.With("peer_pid", peer.PID)
 	if peer.UID != s.cfg.UID {
 		s.noisy.warn(c.log, NoisyRefusedPeer, "ipc: refused peer with another uid", "peer_uid", peer.UID, "want_uid", s.cfg.UID)
@@ -110,11 +111,27 @@ func (c *conn) serve() {
 		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: connection slots full; closed the oldest idle connection for a new one",
 			"max_conns", s.cfg.MaxConns, "evicted_peer_pid", evicted.peer.PID)
 	}
-	admitted = true
-	c.notify("connect")
+	ctx := withPeer(s.ctx, peer)
+	if classify := s.cfg.Classify; classify != nil {
+		who, err := classify(peer)
+		peer.closePIDFD()
+		if err != nil {
+			s.noisy.warn(c.log, NoisyRefusedPeer, "ipc: refused connection: cannot tell who is calling", "err", err)
+			c.refuse(Errorf(CodePermissionDenied, "cannot tell who is calling (pid %d): %v", peer.PID, err))
+			c.notify("refused", "code", CodePermissionDenied)
+			return
+		}
+		c.log = c.log.With("caller", who.Kind)
+		c.log.Debug("ipc: caller", "caller", who.Label(), "chain", who.Chain)
+		ctx = WithCaller(ctx, who)
+		admitted = true
+		c.notify("connect", "caller", who)
+	} else {
+		admitted = true
+		c.notify("connect")
+	}
 
 	c.br = bufio.NewReader(c.nc)
-	ctx := withPeer(s.ctx, peer)
 	for {
 		body, ok := c.readFrame()
 		if !ok {

@@ -21,6 +21,10 @@ const (
 	// NoisyHookIgnored: a valid hook the supervisor ignored (no agent
 	// running, another agent session's id); a stale hook fires as often.
 	NoisyHookIgnored = "hook_ignored"
+	// NoisyNotAllowed is a call refused NOT_ALLOWED (the supervisor's
+	// policy: an agent answering, injecting, forcing, or a hook from
+	// another session's agent).
+	NoisyNotAllowed = "not_allowed"
 )
 
 // Defaults of ServerConfig.NoisyBurst and NoisyInterval.

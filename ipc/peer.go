@@ -15,6 +15,22 @@ type Peer struct {
 	UID int
 	GID int
 	PID int
+	// pidfd+1 of the peer process (SO_PEERPIDFD, Linux 6.5+), 0 when the
+	// kernel gave none; held from accept until the connection is
+	// classified, so StillThere can tell the same process from a reused
+	// pid.
+	pidfd1 int
+}
+
+// StillThere reports whether the peer process the kernel named at
+// connect time is still running, so that what was read about its pid
+// (its ancestry) was read about it. known is false when the kernel gave
+// no pidfd (before Linux 6.5, other systems): then the caller cannot tell.
+func (p Peer) StillThere() (alive, known bool) {
+	if p.pidfd1 == 0 {
+		return false, false
+	}
+	return pidfdAlive(p.pidfd1 - 1), true
 }
 
 type peerKey struct{}

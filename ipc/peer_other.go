@@ -14,3 +14,7 @@ import (
 func peerCredFD(int) (Peer, error) {
 	return Peer{}, fmt.Errorf("ipc: peer credentials: not implemented on %s (sup checks them on linux, darwin and freebsd only)", runtime.GOOS)
 }
+
+func pidfdAlive(int) bool { return false }
+
+func (p *Peer) closePIDFD() {}

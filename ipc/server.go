@@ -89,6 +89,12 @@ type ServerConfig struct {
 	// Now is the clock of the warning rate limit and of idle ages;
 	// time.Now when nil.
 	Now func() time.Time
+	// Classify, when set, decides who a connection's peer is, once, when
+	// the connection is admitted (before its first request is read); the
+	// verdict reaches every handler (CallerFromContext) and the log. An
+	// error refuses the connection with PERMISSION_DENIED: a caller that
+	// cannot be told is not guessed.
+	Classify func(Peer) (Caller, error)
 	// UID is the only user id allowed to connect. 0 means os.Geteuid(), the
 	// user the server runs as. Root is not exempt: an accidental
 	// `sudo sup inject` into another user's agent is refused.

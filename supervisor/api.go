@@ -4,13 +4,17 @@ package supervisor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"maps"
 	"os"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
@@ -31,6 +35,7 @@ type api struct {
 	// server is the control socket's: its noisy-input limiter (Warn) and
 	// counters (metrics). nil in tests that build a Session alone.
 	server *ipc.Server
+	audit  *store.Audit // inject's lines (the desk writes triggers' and answers')
 	log    *slog.Logger
 }
 
@@ -59,7 +64,7 @@ var _ backend = (*Session)(nil)
 // newAPI is the socket's methods over s, served by srv (nil in tests
 // that build a Session alone).
 func newAPI(s *Session, srv *ipc.Server) *api {
-	return &api{s: s, desk: s.desk, display: &s.display, counts: &s.counts, server: srv, log: s.log}
+	return &api{s: s, desk: s.desk, display: &s.display, counts: &s.counts, server: srv, audit: s.audit, log: s.log}
 }
 
 // methods returns the handlers by method name.
@@ -102,9 +107,13 @@ const injectTimeout = desk.WriteTimeout
 
 // inject writes raw bytes to the pty master. It is deliberately
 // unfiltered: the policy-checked path for prompts is `trigger`.
-func (a *api) inject(_ context.Context, req *ipc.Request) (any, error) {
+func (a *api) inject(ctx context.Context, req *ipc.Request) (res any, err error) {
 	var p ipc.InjectParams
 	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	defer func() { a.auditInject(ctx, p, res, err) }()
+	if err := a.allow(ctx, caller.ActInject, "inject"); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -127,8 +136,35 @@ func (a *api) inject(_ context.Context, req *ipc.Request) (any, error) {
 	case err != nil:
 		return nil, ipc.Errorf(ipc.CodeNotRunning, "inject: write to the agent's pty: %v", err)
 	}
-	a.log.Info("inject", "bytes", n, "submit", p.Submit)
 	return ipc.InjectResult{Written: n}, nil
+}
+
+// auditInject writes inject's audit line and log line: the caller, the
+// bytes' count and hash (not the bytes: they may be a secret typed for the
+// human), the outcome.
+func (a *api) auditInject(ctx context.Context, p ipc.InjectParams, res any, err error) {
+	c, _ := ipc.CallerFromContext(ctx)
+	data := p.Bytes
+	if p.Text != nil {
+		data = []byte(*p.Text)
+	}
+	sum := sha256.Sum256(data)
+	rec := store.InjectRecord{Time: time.Now().UnixMilli(), Kind: store.KindInject, Caller: &c, Bytes: len(data),
+		SHA256: hex.EncodeToString(sum[:]), Submit: p.Submit, Outcome: "written"}
+	rec.Session, rec.Document = a.s.Plan().SessionID, a.s.Plan().Document
+	if err != nil {
+		e := ipc.AsError(err)
+		rec.Outcome, rec.ErrorCode, rec.Message = "refused", e.Code, e.Message
+		if r, ok := res.(ipc.InjectResult); ok && r.Written > 0 {
+			rec.Outcome = "failed"
+		}
+	}
+	if a.audit != nil {
+		if aerr := a.audit.Append(rec); aerr != nil {
+			a.log.Error("audit_failed", "kind", "inject", "err", aerr)
+		}
+	}
+	a.log.Info("inject", "caller", c.Label(), "bytes", len(data), "submit", p.Submit, "outcome", rec.Outcome, "error_code", rec.ErrorCode)
 }
 
 func (a *api) notRunning() error {
@@ -147,11 +183,17 @@ func (a *api) restart(ctx context.Context, req *ipc.Request) (any, error) {
 	if p.Mode != "" && p.Mode != "fresh" && p.Mode != "resume" {
 		return nil, ipc.Errorf(ipc.CodeBadRequest, "restart: mode %q: valid modes are fresh and resume", p.Mode)
 	}
+	if err := a.allow(ctx, caller.ActLifecycle, "restart"); err != nil {
+		return nil, err
+	}
 	return restartResult(a.s.ask(ctx, control{kind: ctrlRestart, fresh: p.Mode == "fresh"}))
 }
 
 func (a *api) resume(ctx context.Context, req *ipc.Request) (any, error) {
 	if err := req.DecodeParams(&struct{}{}); err != nil {
+		return nil, err
+	}
+	if err := a.allow(ctx, caller.ActLifecycle, "resume"); err != nil {
 		return nil, err
 	}
 	return restartResult(a.s.ask(ctx, control{kind: ctrlResume}))
@@ -160,6 +202,9 @@ func (a *api) resume(ctx context.Context, req *ipc.Request) (any, error) {
 func (a *api) stop(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.StopParams
 	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	if err := a.allow(ctx, caller.ActLifecycle, "stop"); err != nil {
 		return nil, err
 	}
 	r, err := a.s.ask(ctx, control{kind: ctrlStop, grace: p.Graceful == nil || *p.Graceful})
@@ -208,9 +253,14 @@ func (a *api) screen(_ context.Context, req *ipc.Request) (any, error) {
 }
 
 // hook applies an agent hook forwarded by `sup hook` (Session.hook).
-func (a *api) hook(_ context.Context, req *ipc.Request) (any, error) {
+func (a *api) hook(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.HookParams
 	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	// A hook only ever affects the session whose socket it came in on,
+	// and only from that session's agent (or the operator).
+	if err := a.allow(ctx, caller.ActHook, "hook"); err != nil {
 		return nil, err
 	}
 	if !ipc.KnownAgent(p.Agent) {
@@ -237,9 +287,12 @@ const maxSkipCooldown = 24 * time.Hour
 // skip moves the session to the stuck queue's tail and keeps it from
 // being head for the cooldown (params, else config queue.skip_cooldown).
 // The queue itself is the broker's; this is the fact it orders by.
-func (a *api) skip(_ context.Context, req *ipc.Request) (any, error) {
+func (a *api) skip(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.SkipParams
 	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	if err := a.allow(ctx, caller.ActControl, "skip"); err != nil {
 		return nil, err
 	}
 	cooldown := a.s.Plan().Config.Queue.SkipCooldown
@@ -269,9 +322,12 @@ func (a *api) trigger(ctx context.Context, req *ipc.Request) (any, error) {
 	return r, nil
 }
 
-func (a *api) unblock(_ context.Context, req *ipc.Request) (any, error) {
+func (a *api) unblock(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.UnblockParams
 	if err := req.DecodeParams(&p); err != nil {
+		return nil, err
+	}
+	if err := a.allow(ctx, caller.ActControl, "unblock"); err != nil {
 		return nil, err
 	}
 	r, err := a.desk.Unblock(p)
@@ -282,12 +338,12 @@ func (a *api) unblock(_ context.Context, req *ipc.Request) (any, error) {
 }
 
 // cancelTrigger takes a pending trigger back (desk.Cancel).
-func (a *api) cancelTrigger(_ context.Context, req *ipc.Request) (any, error) {
+func (a *api) cancelTrigger(ctx context.Context, req *ipc.Request) (any, error) {
 	var p ipc.CancelTriggerParams
 	if err := req.DecodeParams(&p); err != nil {
 		return nil, err
 	}
-	return a.desk.Cancel(p)
+	return a.desk.Cancel(ctx, p)
 }
 
 // answer answers the open prompt: the desk gates, writes, releases the

@@ -139,3 +139,26 @@ func (r *rig) guardOf(st ipc.State) int {
 	r.t.Fatalf("no guard process under sup %d", st.SupPID)
 	return 0
 }
+
+// TestE2EFaultDaemonExitReapedStatusKept: a double-forked setsid daemon
+// of the agent that exits on its own while the agent runs is reaped by
+// sup (the subreaper it was reparented to): no zombie is left; and the
+// agent's own exit status, which sup's reaping of orphans must not steal,
+// still classifies right when the agent exits after it.
+func TestE2EFaultDaemonExitReapedStatusKept(t *testing.T) {
+	r := newRig(t, "")
+	script := `(setsid sh -c 'echo $$ > daemon.pid; sleep 0.3; exit 7' &); echo started; until [ -e end ]; do sleep 0.05; done; exit 3`
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
+	r.tm.WaitFor(t, pane, "started", 10*time.Second)
+	daemon := r.readPID("daemon.pid")
+	st := r.state("doc")
+	testutil.WaitUntil(t, 10*time.Second, "the daemon to exit and be reaped (no zombie)", func() bool { return reaped(daemon) })
+	if st2 := r.state("doc"); st2.LastExit != nil || st2.PID != st.PID || st2.Lifecycle != "running" {
+		t.Fatalf("after the daemon's exit, the agent's run changed: %+v", st2)
+	}
+	r.write("end", "")
+	testutil.WaitUntil(t, 10*time.Second, "the agent's exit in state", func() bool { return r.state("doc").LastExit != nil })
+	if le := r.state("doc").LastExit; le.Code != 3 || le.Signal != "" {
+		t.Fatalf("last_exit %+v, want code 3 (the agent's own status)", le)
+	}
+}

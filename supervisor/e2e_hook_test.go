@@ -45,19 +45,19 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 	if st := r.state("doc"); st.Activity != "unknown" || st.WaitingSince != 0 {
 		t.Fatalf("before any hook: %+v", st)
 	}
-	r.hook(`{"session_id":"conv-1","transcript_path":"/t.jsonl","hook_event_name":"SessionStart","source":"startup"}`)
-	r.hook(`{"session_id":"conv-1","hook_event_name":"UserPromptSubmit","prompt":"make a file"}`)
-	if st := r.state("doc"); st.Activity != "busy" || st.AgentSessionID != "conv-1" {
+	r.hook(`{"session_id":"6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b","transcript_path":"/t.jsonl","hook_event_name":"SessionStart","source":"startup"}`)
+	r.hook(`{"session_id":"6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b","hook_event_name":"UserPromptSubmit","prompt":"make a file"}`)
+	if st := r.state("doc"); st.Activity != "busy" || st.AgentSessionID != "6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b" {
 		t.Fatalf("after UserPromptSubmit: activity %q agent session %q", st.Activity, st.AgentSessionID)
 	}
 	before := time.Now().UnixMilli()
-	r.hook(`{"session_id":"conv-1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"touch made.txt"}}`)
+	r.hook(`{"session_id":"6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"touch made.txt"}}`)
 	st := r.state("doc")
 	if st.Activity != "needs_confirmation" || st.Reason != "permission" || st.Summary != "Bash: touch made.txt" || st.WaitingSince < before {
 		t.Fatalf("after PermissionRequest: %+v", st)
 	}
 	// Another conversation's hook (a stale agent, another document) is ignored.
-	r.hook(`{"session_id":"conv-OTHER","hook_event_name":"Stop","last_assistant_message":"not mine"}`)
+	r.hook(`{"session_id":"9d3c1a77-0000-4000-8000-0000000000ff","hook_event_name":"Stop","last_assistant_message":"not mine"}`)
 	if got := r.state("doc"); got.Activity != "needs_confirmation" {
 		t.Fatalf("a foreign hook changed activity to %q", got.Activity)
 	}
@@ -73,11 +73,11 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 			t.Errorf("metrics %s = %d, want %d (all: %v)", name, got, want, m.Counters)
 		}
 	}
-	r.hook(`{"session_id":"conv-1","hook_event_name":"PostToolUse","tool_name":"Bash"}`)
+	r.hook(`{"session_id":"6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b","hook_event_name":"PostToolUse","tool_name":"Bash"}`)
 	if got := r.state("doc"); got.Activity != "busy" || got.WaitingSince != 0 {
 		t.Fatalf("after approval: %+v", got)
 	}
-	r.hook(`{"session_id":"conv-1","hook_event_name":"Stop","last_assistant_message":"Made it.\nMore text."}`)
+	r.hook(`{"session_id":"6f1e2d3c-4b5a-4978-8a1b-2c3d4e5f6a7b","hook_event_name":"Stop","last_assistant_message":"Made it.\nMore text."}`)
 	if got := r.state("doc"); got.Activity != "ready" || got.Reason != "stopped" || got.Summary != "Made it." || got.WaitingSince == 0 {
 		t.Fatalf("after Stop: %+v", got)
 	}

@@ -296,7 +296,7 @@ func TestE2ETriggerBringsChildBack(t *testing.T) {
 	}
 	// A known conversation: the restart resumes it. fakeagent refuses the
 	// resume flag and exits, so the resume fails.
-	r.hook(`{"session_id":"conv-9","hook_event_name":"SessionStart","source":"startup"}`)
+	r.hook(`{"session_id":"3c9f5e2a-1b4d-4e6f-8a7b-9c0d1e2f3a4b","hook_event_name":"SessionStart","source":"startup"}`)
 	killChild(t, r.waitStarts(starts, 2)[1])
 	testutil.WaitUntil(t, 5*time.Second, "restarting", func() bool { return r.state("doc").Lifecycle == "restarting" })
 	res = r.trigger(ipc.TriggerParams{TriggerID: "b-2", Prompt: "wake up again", Wait: true})

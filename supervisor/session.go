@@ -204,6 +204,14 @@ func (s *Session) hookConversation(p ipc.HookParams) (current, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	current = s.agentSessionID
+	if p.SessionID != "" {
+		// Hook data is data: an id not of the agent's format is neither
+		// stored nor compared (specs/security.md, "Hook data is data").
+		if err := s.plan.Profile.CheckAgentSessionID(p.SessionID); err != nil {
+			s.log.Warn("agent_session_id_refused", "event", p.Event, "err", err)
+			p.SessionID = ""
+		}
+	}
 	switch {
 	case s.child == nil && !s.spawning:
 		return current, "no agent is running"

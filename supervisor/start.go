@@ -66,6 +66,11 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	if o.ResumeID != "" && len(pl.Profile.ResumeArgs) == 0 {
 		return 1, fmt.Errorf("--resume-id %s: profile %s cannot resume a conversation (it has no resume_args)", o.ResumeID, pl.Profile.Name)
 	}
+	if o.ResumeID != "" {
+		if err := pl.Profile.CheckAgentSessionID(o.ResumeID); err != nil {
+			return 1, fmt.Errorf("--resume-id: %w", err)
+		}
+	}
 
 	// What Start sets up comes down in reverse order, on every return.
 	var td teardown
@@ -109,6 +114,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 		Logger:   log,
 		MaxFrame: pl.Config.Socket.MaxFrameBytes,
 		MaxConns: pl.Config.Socket.MaxClients,
+		Classify: classifier(pl, runtimeDir),
 		OnClient: func(ev string, data map[string]any) {
 			data["phase"] = ev
 			sess.publish("client", data)

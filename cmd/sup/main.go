@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string) int {
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
 			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
-			hooksCommand(), doctorCommand(),
+			hooksCommand(), doctorCommand(), whoamiCommand(),
 			hookCommand(),
 			classifyCommand(),
 			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),

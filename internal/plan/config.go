@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/modelread"
@@ -38,6 +39,9 @@ type Config struct {
 	// Model is the opt-in model reader (specs/detection.md, "The model
 	// reader"); off while its endpoint is empty.
 	Model modelread.Config `yaml:"model"`
+	// Policy is what agents may do through sup (specs/security.md, "Who
+	// is calling"); the zero value is the default.
+	Policy caller.Policy `yaml:"policy"`
 }
 
 // HostConfig is one remote host of the broker: reached with
@@ -143,6 +147,9 @@ func (c Config) validate() error {
 	}
 	if err := c.Trigger.Validate(); err != nil {
 		return fmt.Errorf("trigger: %w", err)
+	}
+	if err := c.Policy.Validate(); err != nil {
+		return err // its errors name the key (policy: grants[0] …)
 	}
 	if err := validateHosts(c.Hosts); err != nil {
 		return err

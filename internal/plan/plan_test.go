@@ -369,8 +369,9 @@ func TestUnitResolveArgv(t *testing.T) {
 		if err != nil || resumed || !reflect.DeepEqual(argv, []string{claudePath}) {
 			t.Errorf("Argv = %q, %v, %v; want [%s], false, nil", argv, resumed, err, claudePath)
 		}
-		argv, resumed, err = p.Argv("sess-9")
-		if err != nil || !resumed || !reflect.DeepEqual(argv, []string{claudePath, "--resume", "sess-9"}) {
+		const id = "0b7e5a4c-9f0e-4a51-8d2b-2c1e0f6a7b3d"
+		argv, resumed, err = p.Argv(id)
+		if err != nil || !resumed || !reflect.DeepEqual(argv, []string{claudePath, "--resume", id}) {
 			t.Errorf("Argv(sess-9) = %q, %v, %v", argv, resumed, err)
 		}
 	})

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
@@ -37,6 +39,11 @@ type Profile struct {
 	// frontmatter profile (specs/supervisor.md, "Which profile").
 	Commands   []string `yaml:"commands"`
 	ResumeArgs []string `yaml:"resume_args"`
+	// ResumeIDPattern is the agent's conversation id format (a regular
+	// expression, anchored by sup): an id a hook reports is stored and
+	// used only when it matches (specs/security.md, "Hook data is
+	// data"). Empty: DefaultResumeIDPattern.
+	ResumeIDPattern string `yaml:"resume_id_pattern"`
 	// HeadlessResume are the arguments, after command, that continue a
 	// conversation without a terminal, for the broker's last routing
 	// fallback (no tmux): {agent_session_id} and {prompt} are replaced.
@@ -214,6 +221,9 @@ func (p Profile) validate() error {
 	if p.UnknownAfter != 0 && (p.UnknownAfter < 500*time.Millisecond || p.UnknownAfter > time.Minute) {
 		return fmt.Errorf("unknown_after %s: must be a duration between 500ms and 1m, such as 3s (the default)", p.UnknownAfter)
 	}
+	if _, err := compileIDPattern(p.ResumeIDPattern); err != nil {
+		return fmt.Errorf("resume_id_pattern %q: %v", p.ResumeIDPattern, err)
+	}
 	if len(p.ResumeArgs) > 0 && !containsPlaceholder(p.ResumeArgs) {
 		return fmt.Errorf("resume_args must contain %s", AgentSessionPlaceholder)
 	}
@@ -275,7 +285,7 @@ const PromptPlaceholder = "{prompt}"
 // HeadlessArgv is the command line that continues conversation id with
 // prompt and no terminal, or false when the profile cannot.
 func (p Profile) HeadlessArgv(id, prompt string, env map[string]string) ([]string, bool) {
-	if len(p.HeadlessResume) == 0 || id == "" {
+	if len(p.HeadlessResume) == 0 || id == "" || p.CheckAgentSessionID(id) != nil {
 		return nil, false
 	}
 	argv, _ := p.Argv(nil, "", env)
@@ -299,8 +309,8 @@ func (p Profile) Argv(override []string, agentSessionID string, env map[string]s
 			argv = append(argv, expandWithDefault(a, env))
 		}
 	}
-	if agentSessionID == "" || len(p.ResumeArgs) == 0 {
-		return argv, false
+	if agentSessionID == "" || len(p.ResumeArgs) == 0 || p.CheckAgentSessionID(agentSessionID) != nil {
+		return argv, false // an id not of the agent's format never becomes argv
 	}
 	for _, a := range p.ResumeArgs {
 		argv = append(argv, strings.ReplaceAll(a, AgentSessionPlaceholder, agentSessionID))
@@ -319,4 +329,51 @@ func expandWithDefault(s string, env map[string]string) string {
 		}
 		return env[name]
 	})
+}
+
+// DefaultResumeIDPattern is the id format of a profile that names none:
+// one token of letters, digits and . _ : - that starts with a letter or
+// digit, at most 128 bytes. Never an option (no leading -), never a path
+// (no /), never a second word.
+const DefaultResumeIDPattern = `[A-Za-z0-9][A-Za-z0-9._:-]{0,127}`
+
+// UUIDPattern is the conversation id of Claude Code, Codex and Gemini CLI.
+const UUIDPattern = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
+
+var idPatterns sync.Map // pattern → *regexp.Regexp
+
+// compileIDPattern anchors pattern (empty: the default) and compiles it.
+func compileIDPattern(pattern string) (*regexp.Regexp, error) {
+	pattern = cmp.Or(pattern, DefaultResumeIDPattern)
+	if re, ok := idPatterns.Load(pattern); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return nil, err
+	}
+	idPatterns.Store(pattern, re)
+	return re, nil
+}
+
+// CheckAgentSessionID says why id is not a conversation id of this
+// profile's agent (nil when it is): it must match resume_id_pattern, and
+// whatever the pattern, never start with - (an option), hold a control
+// character or exceed 256 bytes.
+func (p Profile) CheckAgentSessionID(id string) error {
+	re, err := compileIDPattern(p.ResumeIDPattern)
+	if err != nil {
+		return fmt.Errorf("profile %s: resume_id_pattern: %v", p.Name, err)
+	}
+	switch {
+	case len(id) > 256:
+		return fmt.Errorf("agent session id of %d bytes: longer than any agent's", len(id))
+	case strings.HasPrefix(id, "-"):
+		return fmt.Errorf("agent session id %q starts with -: it would read as an option", id)
+	case strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return fmt.Errorf("agent session id %q holds a control character", id)
+	case !re.MatchString(id):
+		return fmt.Errorf("agent session id %q does not match profile %s's resume_id_pattern %s", id, p.Name, cmp.Or(p.ResumeIDPattern, DefaultResumeIDPattern))
+	}
+	return nil
 }

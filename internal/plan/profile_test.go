@@ -239,6 +239,8 @@ func TestUnitProfileBadName(t *testing.T) {
 
 func TestUnitProfileArgv(t *testing.T) {
 	claude := Profile{Name: "claude", Command: []string{"claude"}, ResumeArgs: []string{"--resume", AgentSessionPlaceholder}}
+	uuidClaude := claude
+	uuidClaude.ResumeIDPattern = UUIDPattern
 	shell := Profile{Name: "shell", Command: []string{"${SHELL:-/bin/sh}"}}
 	embedded := Profile{Name: "e", Command: []string{"agent"}, ResumeArgs: []string{"--session={agent_session_id}", "--id", "{agent_session_id}"}}
 	tests := []struct {
@@ -263,7 +265,13 @@ func TestUnitProfileArgv(t *testing.T) {
 		{"default when unset", Profile{Command: []string{"${AGENT:-claude}", "${MODE:-fast mode}"}}, nil, "", map[string]string{}, []string{"claude", "fast mode"}, false},
 		{"an override is literal", claude, []string{"sh", "-c", "echo $HOME $$ ${X:-y}"}, "", map[string]string{"HOME": "/h"},
 			[]string{"sh", "-c", "echo $HOME $$ ${X:-y}"}, false},
-		{"resume args are not expanded against env", claude, nil, "$HOME", map[string]string{"HOME": "/h"}, []string{"claude", "--resume", "$HOME"}, true},
+		{"an id not of the format never becomes argv ($HOME)", claude, nil, "$HOME", map[string]string{"HOME": "/h"}, []string{"claude"}, false},
+		{"an id that is a flag", claude, nil, "--dangerously-skip-permissions", nil, []string{"claude"}, false},
+		{"an id that is a path", claude, nil, "/etc/passwd", nil, []string{"claude"}, false},
+		{"an id of 10 KB", claude, nil, strings.Repeat("a", 10<<10), nil, []string{"claude"}, false},
+		{"a UUID under the UUID pattern", uuidClaude, nil, "0b7e5a4c-9f0e-4a51-8d2b-2c1e0f6a7b3d", nil,
+			[]string{"claude", "--resume", "0b7e5a4c-9f0e-4a51-8d2b-2c1e0f6a7b3d"}, true},
+		{"a token under the UUID pattern", uuidClaude, nil, "conv-1", nil, []string{"claude"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

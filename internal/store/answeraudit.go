@@ -9,17 +9,18 @@ const KindAnswer = "answer"
 // AnswerRecord is one line of audit.jsonl: one `answer` to a prompt,
 // refused or not (specs/triggers.md, "Audit").
 type AnswerRecord struct {
-	Time      int64  `json:"time"` // unix ms of the outcome
-	Kind      string `json:"kind"` // KindAnswer
-	Session   string `json:"session"`
-	Document  string `json:"document"`
-	Requester string `json:"requester"`
-	Choice    string `json:"choice"`
-	PromptID  string `json:"prompt_id"` // the prompt open when it was checked, "" if none
-	Expect    string `json:"expect"`    // the prompt id the caller saw, "" if not given
-	Summary   string `json:"summary"`   // the command or question
-	Reason    string `json:"reason"`
-	Dialog    string `json:"dialog"` // the dialog kind whose keys were used
+	Time      int64       `json:"time"` // unix ms of the outcome
+	Kind      string      `json:"kind"` // KindAnswer
+	Session   string      `json:"session"`
+	Document  string      `json:"document"`
+	Requester string      `json:"requester"`
+	Caller    *ipc.Caller `json:"caller,omitempty"` // who answered, as the supervisor decided it
+	Choice    string      `json:"choice"`
+	PromptID  string      `json:"prompt_id"` // the prompt open when it was checked, "" if none
+	Expect    string      `json:"expect"`    // the prompt id the caller saw, "" if not given
+	Summary   string      `json:"summary"`   // the command or question
+	Reason    string      `json:"reason"`
+	Dialog    string      `json:"dialog"` // the dialog kind whose keys were used
 	// Option is the label of the option the answer picked, when the
 	// screen showed it; Mode the mode the whole session switched to by
 	// it ("accept edits"), "" when none.
@@ -38,4 +39,23 @@ type AnswerRecord struct {
 	OverrideReasonPrefix   string `json:"override_reason_prefix"`
 	OverrideReason         string `json:"override_reason"`
 	CollisionGate          string `json:"collision_gate"`
+}
+
+// KindInject marks an inject's line in audit.jsonl.
+const KindInject = "inject"
+
+// InjectRecord is one line of audit.jsonl: one raw `inject`, written or
+// refused (the bytes themselves are not kept; their count and hash are).
+type InjectRecord struct {
+	Time      int64       `json:"time"`
+	Kind      string      `json:"kind"` // KindInject
+	Session   string      `json:"session"`
+	Document  string      `json:"document"`
+	Caller    *ipc.Caller `json:"caller"`
+	Bytes     int         `json:"bytes"`
+	SHA256    string      `json:"sha256"`
+	Submit    bool        `json:"submit"`
+	Outcome   string      `json:"outcome"` // written, refused
+	ErrorCode ipc.Code    `json:"error_code"`
+	Message   string      `json:"message,omitempty"`
 }

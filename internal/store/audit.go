@@ -14,12 +14,15 @@ import (
 // (specs/triggers.md, "Audit"). The prompt itself appears only with
 // trigger.audit_prompts; its length and hash always do.
 type AuditRecord struct {
-	Time                   int64       `json:"time"` // unix ms of the outcome
-	TriggerID              string      `json:"trigger_id"`
-	ThreadID               string      `json:"thread_id"`
-	Session                string      `json:"session"`
-	Document               string      `json:"document"`
-	Requester              string      `json:"requester"`
+	Time      int64  `json:"time"` // unix ms of the outcome
+	TriggerID string `json:"trigger_id"`
+	ThreadID  string `json:"thread_id"`
+	Session   string `json:"session"`
+	Document  string `json:"document"`
+	Requester string `json:"requester"`
+	// Caller is who asked, decided by the supervisor from the kernel's
+	// peer credentials (Requester is the client's own words).
+	Caller                 *ipc.Caller `json:"caller,omitempty"`
 	Reason                 string      `json:"reason"`
 	Result                 ipc.Outcome `json:"result"`
 	ErrorCode              ipc.Code    `json:"error_code"`

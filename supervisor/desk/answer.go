@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
@@ -65,7 +66,11 @@ func (d *Desk) Answer(ctx context.Context, p ipc.AnswerParams) (ipc.AnswerResult
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
 	}
 	a := &answering{d: d, p: p, ov: ov, start: time.Now(), gate: trigger.GateNotEvaluated}
-	r, err := a.run(ctx)
+	a.caller, _ = ipc.CallerFromContext(ctx)
+	var r ipc.AnswerResult
+	if err = a.consent(); err == nil {
+		r, err = a.run(ctx)
+	}
 	a.book(r, err)
 	d.Poke() // a trigger waiting behind the prompt looks again
 	if err != nil {
@@ -86,6 +91,26 @@ type answering struct {
 	typed   bool
 	// option and mode: what the choice picked (Prompt.Picked).
 	option, mode string
+	caller       ipc.Caller
+}
+
+// consent: answering is the operator's, or a granted agent's; a force as
+// well, and no agent may claim a human's override (specs/security.md,
+// "Consent is the operator's"). The prompt is read for the audit line.
+func (a *answering) consent() error {
+	err := a.d.sess.Allow(a.caller, caller.ActAnswer, "answer")
+	if err == nil && a.ov.Requested {
+		if !a.caller.IsOperator() && a.ov.Intent == trigger.IntentHuman {
+			err = ipc.Errorf(ipc.CodeNotAllowed, "answer: refused for %s: no agent may claim %s (only the operator is a human to sup); nothing typed",
+				a.caller.Label(), a.ov.Prefix)
+		} else {
+			err = a.d.sess.Allow(a.caller, caller.ActForce, "answer --force")
+		}
+	}
+	if err != nil {
+		a.pr = a.d.sess.Prompt(time.Now())
+	}
+	return err
 }
 
 func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
@@ -260,7 +285,7 @@ func (a *answering) waitGone(ctx context.Context, c Child, written time.Time) (b
 func (a *answering) book(r ipc.AnswerResult, err error) {
 	rec := store.AnswerRecord{
 		Time: time.Now().UnixMilli(), Kind: store.KindAnswer, Choice: a.p.Choice, PromptID: a.pr.ID, Expect: a.p.Expect,
-		Summary: a.pr.Summary, Reason: a.pr.Reason, Dialog: a.pr.Dialog, Requester: a.p.Requester, Option: a.option, Mode: a.mode,
+		Summary: a.pr.Summary, Reason: a.pr.Reason, Dialog: a.pr.Dialog, Requester: a.p.Requester, Caller: &a.caller, Option: a.option, Mode: a.mode,
 		Outcome: "answered", AckedBy: r.AckedBy, Typed: a.typed, LatencyMS: time.Since(a.start).Milliseconds(),
 		ForceOverrideRequested: a.ov.Requested, ForceOverrideApplied: a.applied, OverrideIntent: a.ov.Intent,
 		OverrideReasonPrefix: a.ov.Prefix, OverrideReason: a.ov.Reason, CollisionGate: a.gate,
@@ -282,5 +307,5 @@ func (a *answering) book(r ipc.AnswerResult, err error) {
 		a.d.log.Error("audit_failed", "kind", "answer", "err", aerr)
 	}
 	a.d.log.Info("answer", "outcome", rec.Outcome, "error_code", rec.ErrorCode, "prompt_id", rec.PromptID, "choice", rec.Choice,
-		"acked_by", rec.AckedBy, "requester", rec.Requester, "gate", rec.CollisionGate)
+		"acked_by", rec.AckedBy, "caller", a.caller.Label(), "requester", rec.Requester, "gate", rec.CollisionGate)
 }

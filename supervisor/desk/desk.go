@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
@@ -43,11 +44,12 @@ type Desk struct {
 type job struct {
 	id, thread string
 	p          ipc.TriggerParams
-	text       string // what is pasted: the sanitised prompt, in its envelope unless turned off
-	envelope   bool   // the text is in the envelope
-	foreground int    // the pty's foreground group when it was written (line mode)
-	outBefore  int64  // the session's output bytes when it was written (line mode)
-	hash       string // of the sanitised prompt
+	caller     ipc.Caller // who asked, as the socket decided (never the client's words)
+	text       string     // what is pasted: the sanitised prompt, in its envelope unless turned off
+	envelope   bool       // the text is in the envelope
+	foreground int        // the pty's foreground group when it was written (line mode)
+	outBefore  int64      // the session's output bytes when it was written (line mode)
+	hash       string     // of the sanitised prompt
 	override   trigger.Override
 	queued     time.Time
 	ackTimeout time.Duration
@@ -124,6 +126,13 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	if err != nil {
 		return ipc.TriggerResult{}, err
 	}
+	j.caller, _ = ipc.CallerFromContext(ctx)
+	if err := d.consent(j); err != nil {
+		j.gate = trigger.GateNotEvaluated
+		e := ipc.AsError(err)
+		d.finish(j, ipc.TriggerResult{Result: ipc.OutcomeFailed, ErrorCode: e.Code, Message: e.Message})
+		return ipc.TriggerResult{}, err
+	}
 	now := time.Now()
 	// Read from the session before the desk's lock: the desk never holds
 	// it while calling the session.
@@ -160,7 +169,7 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	d.mu.Unlock()
 	d.publishNotes()
 	d.Poke()
-	d.log.Info("trigger_queued", "trigger_id", j.id, "thread", j.thread, "requester", p.Requester, "bytes", len(p.Prompt),
+	d.log.Info("trigger_queued", "trigger_id", j.id, "thread", j.thread, "caller", j.caller.Label(), "requester", p.Requester, "bytes", len(p.Prompt),
 		"force", p.ForceOverride, "wait", p.Wait)
 	if !p.Wait {
 		r := ipc.TriggerResult{TriggerID: j.id, ThreadID: j.thread, Result: ipc.OutcomeAccepted, DeliveryBackend: "pty"}
@@ -178,6 +187,23 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	case <-ctx.Done():
 		return ipc.TriggerResult{}, ipc.Errorf(ipc.CodeInternal, "trigger %s: %v (delivery goes on; its outcome comes as an event)", j.id, ctx.Err())
 	}
+}
+
+// consent checks the policy for j's caller (specs/security.md, "Consent
+// is the operator's"): the trigger itself, and a force. No agent may
+// claim a human's override, whatever it is granted.
+func (d *Desk) consent(j *job) error {
+	if err := d.sess.Allow(j.caller, caller.ActTrigger, "trigger"); err != nil {
+		return err
+	}
+	if !j.override.Requested {
+		return nil
+	}
+	if !j.caller.IsOperator() && j.override.Intent == trigger.IntentHuman {
+		return ipc.Errorf(ipc.CodeNotAllowed, "trigger: refused for %s: no agent may claim %s (only the operator is a human to sup); nothing done",
+			j.caller.Label(), j.override.Prefix)
+	}
+	return d.sess.Allow(j.caller, caller.ActForce, "trigger --force")
 }
 
 // newJob validates params into a job.
@@ -234,7 +260,7 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 	sessionID, document := d.sess.Identity()
 	rec := store.AuditRecord{
 		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: sessionID, Document: document,
-		Requester: j.p.Requester, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
+		Requester: j.p.Requester, Caller: &j.caller, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
 		Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback, DeliveredAt: r.DeliveredAt,
 		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.envelope,
 		ForceOverrideRequested: j.override.Requested, ForceOverrideApplied: j.applied,
@@ -249,8 +275,8 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 		d.log.Error("audit_failed", "trigger_id", j.id, "err", err)
 	}
 	d.mu.Lock()
-	if r.ErrorCode == ipc.CodeThreadAutoBlocked {
-		d.table.Forget(j.id)
+	if r.ErrorCode == ipc.CodeThreadAutoBlocked || r.ErrorCode == ipc.CodeNotAllowed {
+		d.table.Forget(j.id) // not an outcome a repeat of the id should get
 	} else {
 		d.table.Finish(j.id, r, now)
 	}
@@ -272,12 +298,12 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 		d.metrics.observe("trigger_latency_ms", float64(now.Sub(j.queued).Microseconds())/1000)
 	}
 	d.mu.Unlock()
-	d.log.Info("trigger_outcome", "trigger_id", j.id, "thread", j.thread, "result", r.Result, "error_code", r.ErrorCode,
+	d.log.Info("trigger_outcome", "trigger_id", j.id, "thread", j.thread, "caller", j.caller.Label(), "result", r.Result, "error_code", r.ErrorCode,
 		"attempts", r.Attempts, "acked_by", r.AckedBy, "fallback", r.Fallback, "gate", j.gate, "override", j.override.Intent)
 	d.sess.Publish("trigger", map[string]any{
 		"trigger_id": r.TriggerID, "thread_id": r.ThreadID, "result": r.Result, "error_code": r.ErrorCode,
 		"message": r.Message, "delivered_at": r.DeliveredAt, "attempts": r.Attempts, "acked_by": r.AckedBy,
-		"fallback": r.Fallback, "audit_error": r.AuditError,
+		"fallback": r.Fallback, "audit_error": r.AuditError, "caller": j.caller,
 	})
 	j.result = r
 	close(j.done)

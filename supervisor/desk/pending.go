@@ -3,9 +3,11 @@
 package desk
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
@@ -106,9 +108,22 @@ func (d *Desk) Pending() ipc.PendingTriggers {
 // waiting; either ends failed with TRIGGER_CANCELLED, audited as any
 // outcome. A trigger already written cannot be taken back; one already
 // finished answers its outcome.
-func (d *Desk) Cancel(p ipc.CancelTriggerParams) (ipc.CancelTriggerResult, error) {
+//
+// An agent (allowed to trigger this session) may cancel only a trigger an
+// agent queued: the operator's message is the human's voice.
+func (d *Desk) Cancel(ctx context.Context, p ipc.CancelTriggerParams) (ipc.CancelTriggerResult, error) {
 	if p.TriggerID == "" {
 		return ipc.CancelTriggerResult{}, ipc.Errorf(ipc.CodeBadRequest, "cancel_trigger: params need trigger_id (list them with pending_triggers)")
+	}
+	who, _ := ipc.CallerFromContext(ctx)
+	if err := d.sess.Allow(who, caller.ActTrigger, "cancel_trigger"); err != nil {
+		return ipc.CancelTriggerResult{}, err
+	}
+	operators := func(j *job) error {
+		if who.IsOperator() || !j.caller.IsOperator() {
+			return nil
+		}
+		return ipc.Errorf(ipc.CodeNotAllowed, "cancel_trigger: refused for %s: trigger %s is the operator's; only the operator may take it back", who.Label(), j.id)
 	}
 	by := p.Requester
 	if by == "" {
@@ -119,6 +134,10 @@ func (d *Desk) Cancel(p ipc.CancelTriggerParams) (ipc.CancelTriggerResult, error
 		if j.id != p.TriggerID {
 			continue
 		}
+		if err := operators(j); err != nil {
+			d.mu.Unlock()
+			return ipc.CancelTriggerResult{}, err
+		}
 		d.queue = append(d.queue[:i], d.queue[i+1:]...)
 		j.cancelled, j.cancelBy = true, by
 		d.mu.Unlock()
@@ -126,6 +145,10 @@ func (d *Desk) Cancel(p ipc.CancelTriggerParams) (ipc.CancelTriggerResult, error
 		return ipc.CancelTriggerResult{TriggerID: j.id, Cancelled: true, State: "cancelled"}, nil
 	}
 	if j := d.active; j != nil && j.id == p.TriggerID {
+		if err := operators(j); err != nil {
+			d.mu.Unlock()
+			return ipc.CancelTriggerResult{}, err
+		}
 		if j.written {
 			d.mu.Unlock()
 			return ipc.CancelTriggerResult{TriggerID: j.id, State: "written",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -62,6 +63,9 @@ type Port interface {
 	AckFacts(now time.Time) AckFacts
 	// Identity names the session and its document, for the audit trail.
 	Identity() (sessionID, document string)
+	// Allow checks the policy for caller c doing act (what names the
+	// method): nil, or a NOT_ALLOWED error naming the caller and the rule.
+	Allow(c ipc.Caller, act caller.Action, what string) error
 	// Publish sends an event to the session's subscribers.
 	Publish(event string, data map[string]any)
 }

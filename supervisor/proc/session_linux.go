@@ -1,12 +1,13 @@
 package proc
 
 import (
-	"bytes"
 	"os"
 	"slices"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/caller"
 )
 
 // sessionMembers lists the live processes of session sid other than sid
@@ -22,27 +23,18 @@ func sessionMembers(procs []procInfo, sid int) []int {
 	return pids
 }
 
-// readStat reads the fields after "(comm)" in /proc/<pid>/stat: state ppid
-// pgrp session. comm may hold spaces and parentheses: split at the last ')'.
+// readStat reads /proc/<pid>/stat (caller.ParseStat: comm may hold
+// spaces and parentheses).
 func readStat(pid int) (procInfo, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procInfo{}, false
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
+	p, err := caller.ParseStat(b)
+	if err != nil || p.PID != pid {
 		return procInfo{}, false
 	}
-	f := bytes.Fields(stat[i+1:])
-	if len(f) < 4 || len(f[0]) != 1 {
-		return procInfo{}, false
-	}
-	ppid, err1 := strconv.Atoi(string(f[1]))
-	sid, err2 := strconv.Atoi(string(f[3]))
-	if err1 != nil || err2 != nil {
-		return procInfo{}, false
-	}
-	return procInfo{pid: pid, ppid: ppid, sid: sid, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+	return procInfo{pid: pid, ppid: p.PPID, sid: p.SID, zombie: p.Zombie}, true
 }
 
 // runProcesses lists what is left of a run whose leader is sid: the other

@@ -87,7 +87,7 @@ type check func(ctx context.Context, o *Options) []Finding
 // check, then subject.
 func Run(ctx context.Context, o Options) []Finding {
 	o.fill()
-	checks := []check{checkPath, checkRuntime, checkTmux, checkAgents, checkConfig, checkDisk, checkModel}
+	checks := []check{checkPath, checkRuntime, checkCaller, checkTmux, checkAgents, checkConfig, checkDisk, checkModel}
 	results := make([][]Finding, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {

@@ -1,0 +1,83 @@
+package ipc
+
+import "context"
+
+// CodeNotAllowed refuses a call the caller may not make: an agent asking
+// for what only the operator may give (an answer, raw keys, a forced
+// trigger), or a trigger the policy does not allow (specs/security.md,
+// "Who is calling"). Nothing was typed.
+const CodeNotAllowed Code = "NOT_ALLOWED"
+
+// Caller kinds.
+const (
+	CallerOperator = "operator" // a process outside every supervised agent
+	CallerAgent    = "agent"    // a process inside a supervised agent's tree
+)
+
+// Caller is who made a call, decided by the server from the kernel's peer
+// credentials and the caller's ancestry, once per connection — never from
+// what the client says (its Requester). It travels in audit records and
+// events as "caller".
+type Caller struct {
+	Kind string `msgpack:"kind" json:"kind"` // CallerOperator or CallerAgent
+	// Session is the agent's session (empty for the operator, and for an
+	// agent whose session could not be identified).
+	Session *CallerSession `msgpack:"session,omitempty" json:"session,omitempty"`
+	PID     int            `msgpack:"pid" json:"pid"`
+	Exe     string         `msgpack:"exe,omitempty" json:"exe,omitempty"`
+	// Chain is the ancestry that decided, caller first ("bash[41] <
+	// claude[40] < sup[30](supervisor) < …"), for logs and `sup whoami`.
+	Chain string `msgpack:"chain,omitempty" json:"chain,omitempty"`
+	// Enclosing are every session whose agent tree holds the caller,
+	// innermost (Session) first: a supervisor an agent started itself is
+	// inside its own. Policy binds the caller by all of them.
+	Enclosing []CallerSession `msgpack:"enclosing,omitempty" json:"enclosing,omitempty"`
+}
+
+// CallerSession names a session a caller runs in. Name, ID and Workspace
+// are empty when the session could not be identified.
+type CallerSession struct {
+	Name      string `msgpack:"name,omitempty" json:"name,omitempty"`
+	ID        string `msgpack:"id,omitempty" json:"id,omitempty"`
+	Workspace string `msgpack:"workspace,omitempty" json:"workspace,omitempty"`
+	SupPID    int    `msgpack:"sup_pid,omitempty" json:"sup_pid,omitempty"`
+}
+
+// IsOperator reports whether c is the operator.
+func (c Caller) IsOperator() bool { return c.Kind == CallerOperator }
+
+// Label is c for a message: "the operator", `agent "sb" (session 9f2c…)`
+// or "an agent of an unidentified session".
+func (c Caller) Label() string {
+	switch {
+	case c.IsOperator():
+		return "the operator"
+	case c.Session == nil || c.Session.ID == "":
+		return "an agent of an unidentified session"
+	case c.Session.Name != "":
+		return "agent " + quoteName(c.Session.Name) + " (session " + c.Session.ID + ")"
+	}
+	return "the agent of session " + c.Session.ID
+}
+
+func quoteName(s string) string { return "\"" + s + "\"" }
+
+type callerKey struct{}
+
+// CallerFromContext returns the caller of the connection a request came in
+// on, as ServerConfig.Classify decided it. A server without Classify
+// reports the operator for every call (ok false).
+func CallerFromContext(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	if !ok {
+		p, _ := PeerFromContext(ctx)
+		return Caller{Kind: CallerOperator, PID: p.PID}, false
+	}
+	return c, true
+}
+
+// WithCaller returns ctx carrying c (the server does it for every
+// request; tests and in-process callers may too).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
