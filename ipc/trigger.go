@@ -13,6 +13,9 @@ const (
 	OutcomeDeferred      Outcome = "deferred"
 	OutcomeTimeout       Outcome = "timeout"
 	OutcomeFailed        Outcome = "failed"
+	// OutcomeCancelled: cancel_trigger took it back before any byte was
+	// typed (error_code TRIGGER_CANCELLED, the message naming who).
+	OutcomeCancelled Outcome = "cancelled"
 	OutcomeAccepted      Outcome = "accepted"
 )
 

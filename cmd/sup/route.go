@@ -84,7 +84,7 @@ func routeCommand() *cli.Command {
 				switch res.Trigger.Result {
 				case ipc.OutcomeTimeout:
 					return exitError{exitTriggerTimeout}
-				case ipc.OutcomeFailed:
+				case ipc.OutcomeFailed, ipc.OutcomeCancelled:
 					return exitError{exitTriggerFailed}
 				}
 			}

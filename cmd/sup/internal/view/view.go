@@ -144,7 +144,7 @@ func DescribeTrigger(r ipc.TriggerResult, name string) string {
 		if r.Message != "" {
 			line += ": " + r.Message // AGENT_ASKED: the question
 		}
-	case ipc.OutcomeTimeout, ipc.OutcomeFailed:
+	case ipc.OutcomeTimeout, ipc.OutcomeFailed, ipc.OutcomeCancelled:
 		line += fmt.Sprintf(" (%s: %s)", r.ErrorCode, r.Message)
 	}
 	if r.Repeat {
