@@ -59,7 +59,7 @@ func TestE2ERoute(t *testing.T) {
 	testutil.WaitUntil(t, 10*time.Second, "rev's supervisor to end", func() bool { return len(f.sessions()) == 0 })
 
 	out = f.mustSup("route", "--workspace", "w1", "--role", "reviewer", "--ack-timeout", "5s", "second task")
-	if !strings.Contains(out, "routed resumed rev in tmux pane %") || !strings.Contains(out, "delivered") {
+	if !strings.Contains(out, "routed to rev, resumed in tmux pane %") || !strings.Contains(out, "delivered") {
 		t.Fatalf("resume route: %q", out)
 	}
 	resumed := f.session("rev")
@@ -77,7 +77,7 @@ func TestE2ERoute(t *testing.T) {
 
 	fresh := f.routeDoc("fresh", "w2", "coder")
 	out = f.mustSup("route", "--workspace", "w2", "--doc", fresh, "--ack-timeout", "5s", "third task")
-	if !strings.Contains(out, "routed started fresh fresh in tmux pane %") {
+	if !strings.Contains(out, "routed to fresh, started fresh in tmux pane %") {
 		t.Fatalf("fresh route: %q", out)
 	}
 
@@ -177,7 +177,7 @@ func TestE2ERouteBringsBackCommand(t *testing.T) {
 	killSupervisor()
 
 	out := f.mustSup("route", "--name", "spam", "--ack-timeout", "5s", "hi")
-	if !strings.Contains(out, "routed started spam fresh in tmux pane %") || !strings.Contains(out, "delivered") {
+	if !strings.Contains(out, "routed to spam, started fresh in tmux pane %") || !strings.Contains(out, "delivered") {
 		t.Fatalf("route after kill -9: %q", out)
 	}
 	back := f.session("spam")

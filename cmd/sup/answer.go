@@ -62,7 +62,7 @@ func answerCommand() *cli.Command {
 				if cmd.Bool("json") {
 					return printJSON(os.Stdout, r)
 				}
-				outf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
+				outf("answered %s prompt %s with %s (%s; acked by %s, now %s)\n", view.Possessive(s.State.Name), r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
 				return nil
 			})
 		},

@@ -86,7 +86,7 @@ shows how many wait on you. Keys (prefix is C-b):
   prefix Tab   jump to the session that has waited longest
   prefix g     pick from the queue (live preview; Enter jumps, s skips)
   prefix S     skip the head for a while
-Answer in the pane itself (y, or type a task and Enter); the queue follows.
+Answer in the pane itself (y and Enter, or type a task and Enter); the queue follows.
 Stop it all with: %[3]s demo --stop%[2]s
 %[4]s`, d.Socket, d.SocketFlag(), shellName(), pathNote())
 	return nil

@@ -156,6 +156,14 @@ func DescribeTrigger(r ipc.TriggerResult, name string) string {
 	return line
 }
 
+// Possessive is name's: "rev's", "notes'" (a name ending in s).
+func Possessive(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
 // CurrentUser names the user for a requester ("cli:NAME"): $USER, else
 // the passwd entry, else the uid, so the audit never records a bare
 // "cli:" when $USER is unset (a cron job, `env -i`).
