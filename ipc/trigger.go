@@ -16,7 +16,7 @@ const (
 	// OutcomeCancelled: cancel_trigger took it back before any byte was
 	// typed (error_code TRIGGER_CANCELLED, the message naming who).
 	OutcomeCancelled Outcome = "cancelled"
-	OutcomeAccepted      Outcome = "accepted"
+	OutcomeAccepted  Outcome = "accepted"
 )
 
 // TriggerParams are the params of `trigger`: a prompt to deliver into the
