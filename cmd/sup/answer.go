@@ -15,6 +15,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/trigger"
 )
@@ -51,6 +52,9 @@ func answerCommand() *cli.Command {
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
 					errf("sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
+					if hint := crashHint(s.State); hint != "" {
+						errf("sup: %s\n", hint)
+					}
 					if ie.Code == ipc.CodeAckTimeout {
 						return exitError{exitTriggerTimeout}
 					}
@@ -180,4 +184,20 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.SkipUntil > now.UnixMilli() {
 		fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
 	}
+}
+
+// crashHint says what will help a session in a crash loop (specs/crash.md,
+// "A crash waits on you"): nothing is asked of the human but a restart.
+// "" for any other session.
+func crashHint(st ipc.State) string {
+	what := safetext.Field(st.Summary)
+	switch {
+	case st.Lifecycle == "halted":
+		return fmt.Sprintf("%s is halted after repeated crashes (%s): sup resume %s clears the halt and starts its agent again", st.Name, what, st.Name)
+	case st.Lifecycle == "restarting":
+		return fmt.Sprintf("%s agent crashed (%s) and restarts by itself: sup resume %s starts it now", view.Possessive(st.Name), what, st.Name)
+	case st.Reason == "crashed":
+		return fmt.Sprintf("%s agent keeps crashing (%s): it waits on you until a run lasts; sup restart %s starts it again now", view.Possessive(st.Name), what, st.Name)
+	}
+	return ""
 }
