@@ -29,31 +29,7 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	args, command := splitCommand(args)
-	app := &cli.Command{
-		Name:  "sup",
-		Usage: "supervise AI coding agents in tmux panes",
-		Commands: []*cli.Command{
-			startCommand(command),
-			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
-			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
-			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
-			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
-			hooksCommand(), doctorCommand(),
-			hookCommand(),
-			classifyCommand(),
-			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
-		},
-		Version: versionString(),
-		// An unknown verb is a usage error (exit 2, one line), with the
-		// nearest verb when one is close: urfave's default prints "No
-		// help topic" and exits 3, the status of a refused answer.
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() == 0 {
-				return cli.ShowRootCommandHelp(cmd)
-			}
-			return unknownVerb(cmd, cmd.Args().First())
-		},
-	}
+	app := newApp(command)
 	helpCommandOnlyAtBranches(app.Commands)
 	oneLineUsageErrors([]*cli.Command{app})
 	enableCompletion(app)
@@ -73,6 +49,35 @@ func run(ctx context.Context, args []string) int {
 		// lines are kept (some errors add a line of detail), no control.
 		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(err.Error()))
 		return 1
+	}
+}
+
+// newApp is sup's command tree (command: sup start's agent command).
+func newApp(command []string) *cli.Command {
+	return &cli.Command{
+		Name:  "sup",
+		Usage: "supervise AI coding agents in tmux panes",
+		Commands: []*cli.Command{
+			startCommand(command),
+			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
+			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
+			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
+			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
+			hooksCommand(), doctorCommand(), manCommand(),
+			hookCommand(),
+			classifyCommand(),
+			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
+		},
+		Version: versionString(),
+		// An unknown verb is a usage error (exit 2, one line), with the
+		// nearest verb when one is close: urfave's default prints "No
+		// help topic" and exits 3, the status of a refused answer.
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() == 0 {
+				return cli.ShowRootCommandHelp(cmd)
+			}
+			return unknownVerb(cmd, cmd.Args().First())
+		},
 	}
 }
 
