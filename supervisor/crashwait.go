@@ -19,16 +19,27 @@ import (
 type crashEpisode struct {
 	since   time.Time // the episode's first failure; zero: none
 	summary string    // the last exit's class and the agent's last line before it
+	reason  string    // restarting, halted (the lifecycle's), or crashed (its agent runs again)
 }
 
-// crashed starts an episode at at, or updates the running one's summary.
-func (a *agentFacts) crashed(at time.Time, summary string) {
+// crashed starts an episode at at, or updates the running one: reason is
+// the lifecycle the exit led to (restarting, halted).
+func (a *agentFacts) crashed(at time.Time, reason, summary string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.crash.since.IsZero() {
 		a.crash.since = at
 	}
-	a.crash.summary = summary
+	a.crash.reason, a.crash.summary = reason, summary
+}
+
+// crashRespawned notes that a new agent runs during the episode.
+func (a *agentFacts) crashRespawned() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.crash.since.IsZero() {
+		a.crash.reason = "crashed"
+	}
 }
 
 // crashOver ends the episode; it reports whether one was running.
@@ -42,18 +53,16 @@ func (a *agentFacts) crashOver() bool {
 
 // present is st as the queue sees it, a.mu held: during a crash episode
 // the session waits on the human since the episode began, with the crash
-// as summary unless the agent itself says why it waits (reason crashed
-// while its agent runs; halted and restarting as the lifecycle says).
+// as reason and summary unless the agent itself says why it waits. Between
+// runs (restarting, halted) the episode's reason wins whatever the last
+// look at the dead agent's screen said.
 func (a *agentFacts) present(st activity.State) activity.State {
 	c := a.crash
 	if c.since.IsZero() {
 		return st
 	}
-	if !st.Stuck {
-		st.Stuck, st.WaitingSince, st.Summary = true, c.since, c.summary
-		if st.Activity != activity.Error {
-			st.Reason = "crashed"
-		}
+	if !st.Stuck || c.reason != "crashed" {
+		st.Stuck, st.WaitingSince, st.Reason, st.Summary = true, c.since, c.reason, c.summary
 		return st
 	}
 	if st.WaitingSince.IsZero() || st.WaitingSince.After(c.since) {

@@ -202,14 +202,14 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		}
 		return s.wait(ctx, waitSpec{restartKeys: "\r\n", quitOnEOF: !s.term.inTTY})
 	case crash.ActionRestart:
-		s.agent.crashed(d.Exit.At, s.crashSummary(d))
+		s.agent.crashed(d.Exit.At, "restarting", s.crashSummary(d))
 		s.setLifecycle(LifecycleRestarting)
 		s.lifecycleSignal("crashed", activity.Error, "restarting", false)
 		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
 		s.event("restart_scheduled", map[string]any{"delay_ms": d.Delay.Milliseconds(), "class": string(d.Exit.Class)})
 		return s.countdown(ctx, d)
 	default:
-		s.agent.crashed(d.Exit.At, s.crashSummary(d))
+		s.agent.crashed(d.Exit.At, "halted", s.crashSummary(d))
 		s.setLifecycle(LifecycleHalted)
 		s.lifecycleSignal("halted", activity.Error, "halted", true)
 		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
