@@ -5,6 +5,7 @@ package supervisor
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -75,12 +76,19 @@ func (a *agentFacts) present(st activity.State) activity.State {
 }
 
 // crashSummary is what the queue shows of a failed exit: how it ended and
-// the agent's last non-blank line on its screen (its error, mostly).
-func crashSummary(how, screen string) string {
-	screen = strings.TrimSpace(screen)
-	last := activity.FirstLine(screen[strings.LastIndexByte(screen, '\n')+1:])
-	if last == "" {
+// the agent's last non-blank line on its screen (its error, mostly), with
+// the rows it wrapped from (a full-width row goes on in the next).
+func crashSummary(how string, lines []string, cols int) string {
+	end := len(lines) - 1
+	for end >= 0 && strings.TrimSpace(lines[end]) == "" {
+		end--
+	}
+	if end < 0 {
 		return how
 	}
-	return how + ": " + safetext.Field(last)
+	start := end
+	for start > 0 && cols > 0 && utf8.RuneCountInString(lines[start-1]) >= cols {
+		start--
+	}
+	return how + ": " + safetext.Field(activity.FirstLine(strings.Join(lines[start:end+1], "")))
 }

@@ -301,7 +301,8 @@ func (s *Session) crashSummary(d crash.Decision) string {
 	if d.Action == crash.ActionHalt {
 		how += fmt.Sprintf(", %d in a row", d.ConsecutiveFailures)
 	}
-	return crashSummary(how, s.display.text())
+	snap, _ := s.display.snapshot()
+	return crashSummary(how, snap.Lines, snap.Cols)
 }
 
 // resume clears a halt (and any clean-exit wait).
