@@ -73,7 +73,7 @@ func TestE2ECrashLoopWaits(t *testing.T) {
 		t.Fatalf("sup answer to a halted session: %v", err)
 	}
 	out = f.mustSup("resume", "loop")
-	if !strings.Contains(out, "resumed loop") {
+	if !strings.Contains(out, "resumed loop: its agent starts again (pid ") || !strings.Contains(out, "comes back if it crashes again") {
 		t.Fatalf("sup resume: %q", out)
 	}
 	testutil.WaitUntil(t, 10*time.Second, "a new episode", func() bool {
