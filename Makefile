@@ -2,6 +2,7 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man/man1
 # Fuzz each target briefly in CI; raise locally: make fuzz FUZZTIME=5m.
 # A crash found writes its input under the package's testdata/fuzz/: commit
 # it with the fix, so the corpus keeps every crash ever found.
@@ -29,7 +30,9 @@ build:
 install:
 	mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/sup ./cmd/sup
-	@echo "installed $(BINDIR)/sup"
+	mkdir -p $(MANDIR)
+	$(BINDIR)/sup man > $(MANDIR)/sup.1
+	@echo "installed $(BINDIR)/sup and its manual page $(MANDIR)/sup.1 (man sup)"
 	@case ":$$PATH:" in *":$(BINDIR):"*|*":$(BINDIR)/:"*) ;; *) \
 		echo "note: $(BINDIR) is not on your PATH, so a shell will not find sup; add it with:"; \
 		echo "  echo 'export PATH=\"$(BINDIR):\$$PATH\"' >> ~/.profile && export PATH=\"$(BINDIR):\$$PATH\""; \

@@ -4,6 +4,7 @@ package broker_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func TestE2ERoute(t *testing.T) {
 	testutil.WaitUntil(t, 10*time.Second, "rev's supervisor to end", func() bool { return len(f.sessions()) == 0 })
 
 	out = f.mustSup("route", "--workspace", "w1", "--role", "reviewer", "--ack-timeout", "5s", "second task")
-	if !strings.Contains(out, "routed resumed rev in tmux pane %") || !strings.Contains(out, "delivered") {
+	if !strings.Contains(out, "routed to rev, resumed in tmux pane %") || !strings.Contains(out, "delivered") {
 		t.Fatalf("resume route: %q", out)
 	}
 	resumed := f.session("rev")
@@ -76,7 +77,7 @@ func TestE2ERoute(t *testing.T) {
 
 	fresh := f.routeDoc("fresh", "w2", "coder")
 	out = f.mustSup("route", "--workspace", "w2", "--doc", fresh, "--ack-timeout", "5s", "third task")
-	if !strings.Contains(out, "routed started fresh fresh in tmux pane %") {
+	if !strings.Contains(out, "routed to fresh, started fresh in tmux pane %") {
 		t.Fatalf("fresh route: %q", out)
 	}
 
@@ -176,7 +177,7 @@ func TestE2ERouteBringsBackCommand(t *testing.T) {
 	killSupervisor()
 
 	out := f.mustSup("route", "--name", "spam", "--ack-timeout", "5s", "hi")
-	if !strings.Contains(out, "routed started spam fresh in tmux pane %") || !strings.Contains(out, "delivered") {
+	if !strings.Contains(out, "routed to spam, started fresh in tmux pane %") || !strings.Contains(out, "delivered") {
 		t.Fatalf("route after kill -9: %q", out)
 	}
 	back := f.session("spam")
@@ -225,5 +226,63 @@ func TestE2ERouteBringsBackCommand(t *testing.T) {
 	_, err = f.supEnv(f.Environ(), "route", "--name", "spam", "nowhere to go")
 	if err == nil || !strings.Contains(err.Error(), "not inside tmux, and spam never ran in tmux: run sup route inside tmux") {
 		t.Fatalf("route from outside tmux of a session never in tmux: %v", err)
+	}
+}
+
+// A routed session starts with the caller's environment, resolved as
+// `sup start` in the caller's shell would resolve it: a variable the
+// profile passes through reaches the agent from the caller although the
+// tmux server never had it, and a variable only the tmux server has (even
+// an allow-listed one) does not. A caller lacking a variable the session
+// ran with is refused before any window opens.
+func TestE2ERouteCallerEnv(t *testing.T) {
+	f := newFleet(t, routeConfig)
+	f.write("config/sup/profiles/fake.yaml", "env_passthrough: [ROUTE_TOKEN]\n"+
+		strings.Replace(routeProfile, "[fakeagent, -raw, -ack]", "[fakeagent, -raw, -ack, -print-env]", 1))
+	doc := f.routeDoc("envy", "w1", "coder")
+	env := map[string]string{"ROUTE_TOKEN": "from-the-first-shell"}
+	for k, v := range f.env {
+		env[k] = v
+	}
+	pane := f.tm.NewWindowDir(f.dir, env, f.bins.Sup, "start", doc)
+	f.tm.WaitFor(t, pane, "ROUTE_TOKEN=from-the-first-shell", 10*time.Second)
+	testutil.WaitUntil(t, 10*time.Second, "sessions.json to name ROUTE_TOKEN", func() bool {
+		reg, err := store.ReadRegistry(filepath.Join(f.dir, "state", "sup"))
+		return err == nil && strings.Join(reg.Sessions[doc].EnvNames, ",") == "ROUTE_TOKEN"
+	})
+	f.mustSup("stop", "envy")
+	testutil.WaitUntil(t, 10*time.Second, "envy's supervisor to end", func() bool { return len(f.sessions()) == 0 })
+	// What the tmux server has and the caller does not.
+	if _, err := f.tm.Run("set-environment", "-g", "ANTHROPIC_LEFTOVER", "server-only"); err != nil {
+		t.Fatal(err)
+	}
+	windows := func() string {
+		out, _ := f.tm.Run("list-windows", "-a", "-F", "#{pane_id}")
+		return out
+	}
+	before := windows()
+	caller := append(f.Environ(), fmt.Sprintf("TMUX=%s,%d,0", f.tm.SocketPath, f.tm.ServerPID))
+	_, err := f.supEnv(caller, "route", "--name", "envy", "no token")
+	if err == nil || !strings.Contains(err.Error(), "ROUTE_TOKEN is not set here, and envy ran with it: run sup route from a shell that has it") {
+		t.Fatalf("route without the token: %v", err)
+	}
+	if after := windows(); after != before {
+		t.Fatalf("a refused route opened a window: %q, was %q", after, before)
+	}
+	out, err := f.supEnv(append(caller, "ROUTE_TOKEN=from-the-caller"), "route", "--name", "envy", "--ack-timeout", "5s", "with token")
+	if err != nil || !strings.Contains(out, "delivered") {
+		t.Fatalf("route with the token: %q %v", out, err)
+	}
+	back := f.session("envy").State.TmuxPane
+	f.tm.WaitFor(t, back, "ROUTE_TOKEN=from-the-caller", 10*time.Second)
+	if screen := f.tm.CaptureAll(back); strings.Contains(screen, "ANTHROPIC_LEFTOVER") {
+		t.Fatalf("the tmux server's variable reached the routed agent:\n%s", screen)
+	}
+	// Nothing secret on disk: sessions.json and the audit name it, no value.
+	for _, rel := range []string{"state/sup/sessions.json", "state/sup/audit.jsonl"} {
+		data, _ := os.ReadFile(filepath.Join(f.dir, rel))
+		if strings.Contains(string(data), "from-the-") {
+			t.Fatalf("%s holds the variable's value:\n%s", rel, data)
+		}
 	}
 }

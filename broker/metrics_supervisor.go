@@ -43,6 +43,7 @@ var counterHelp = map[string]string{
 	"trigger_delivered_total":       "Triggers delivered and acknowledged.",
 	"trigger_timeout_total":         "Triggers that ended in a timeout.",
 	"trigger_failed_total":          "Triggers that failed.",
+	"trigger_cancelled_total":       "Triggers taken back (sup cancel, Ctrl-C) before any byte was typed.",
 	"trigger_retry_total":           "Pastes repeated because the first was not acknowledged.",
 	"trigger_deferred_total":        "Times a trigger was deferred (operator busy, rate limit, agent busy).",
 	"trigger_rate_limited_total":    "Times a trigger was deferred by its thread's rate limit.",

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -206,10 +207,47 @@ func TmuxSessionName(workspace string) string {
 	return "agents_" + slug
 }
 
-// passEnv are the caller's variables a new window gets: the tmux server's
-// own environment may be older or another user's setup, and the new
-// supervisor must land where this broker looks.
+// passEnv are the caller's variables a new window's supervisor needs
+// itself, to land where this broker looks, besides those its agent gets.
 var passEnv = []string{"SUP_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PATH", "HOME"}
+
+// callerEnv is the environment of the `sup start` a route runs in a new
+// window: the caller's variables that `sup start` in the caller's shell
+// would give the agent (the plan resolved here, in the caller's
+// environment: allow-list, env_passthrough, what the frontmatter's env
+// names) and passEnv, as NAME=VALUE for the window (tmux's -e: per
+// window, nothing on disk) and their names for --caller-env, so the start
+// uses those and not the tmux server's environment. **Decision**
+// (specs/broker.md, "Routing"): a variable the session ran with and cannot
+// do without (sessions.json's env_names) missing in the caller refuses the
+// route before anything starts.
+func (r *Router) callerEnv(e store.RegistryEntry) (env, names []string, err error) {
+	for _, k := range e.EnvNames {
+		if _, ok := lookupEnv(r.Env, k); !ok {
+			who := cmp.Or(e.Name, e.Document)
+			return nil, nil, fmt.Errorf("%s is not set here, and %s ran with it: run sup route from a shell that has it (or start %s anew with sup start from here)", k, who, who)
+		}
+	}
+	dir := e.CWD
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, nil, fmt.Errorf("current directory: %w", err)
+		}
+	}
+	pl, err := plan.Resolve(plan.Options{Document: e.Document, CWD: e.CWDFlag, Profile: e.ProfileFlag, Command: e.Command,
+		InvocationDir: dir, Environ: r.Env})
+	if err != nil {
+		return nil, nil, fmt.Errorf("sup start would fail: %w", err)
+	}
+	for _, k := range append(pl.CallerNames(), passEnv...) {
+		v, ok := lookupEnv(r.Env, k)
+		if !ok || slices.Contains(plan.TerminalNames, k) || slices.Contains(names, k) {
+			continue
+		}
+		env, names = append(env, k+"="+v), append(names, k)
+	}
+	return env, names, nil
+}
 
 // spawn starts a supervisor for e in a new window of its workspace's tmux
 // session (created if absent), waits for it to answer and delivers p.
@@ -223,7 +261,11 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	session := TmuxSessionName(workspace)
 	report := paths.RouteReport(r.RuntimeDir, os.Getpid(), time.Now().UnixNano())
 	defer os.Remove(report) // Best effort: absent when the start went well.
-	argv := append([]string{r.Sup}, startArgs(res, e, q, report)...)
+	env, names, err := r.callerEnv(e)
+	if err != nil {
+		return r.fail(res, q, p, code, "%v", err)
+	}
+	argv := append([]string{r.Sup}, startArgs(res, e, q, report, names)...)
 	command := shellquote.Join(argv...)
 	server, err := r.server(ctx, e)
 	if err != nil {
@@ -240,11 +282,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	if _, err := srv.Run(ctx, "has-session", "-t", "="+session); err != nil {
 		w.NewSession = true
 	}
-	for _, k := range passEnv {
-		if v, ok := lookupEnv(r.Env, k); ok {
-			w.Env = append(w.Env, k+"="+v)
-		}
-	}
+	w.Env = env
 	pane, err := srv.NewWindow(ctx, w)
 	if err != nil {
 		if ctx.Err() == nil && !tmuxServerUsable(ctx, server) {
@@ -345,8 +383,8 @@ func startFailure(ctx context.Context, server, pane, report string) error {
 // was started with (the command after --, --profile, --cwd, as recorded
 // in sessions.json), the query's labels over the recorded ones, and the
 // conversation to resume.
-func startArgs(res RouteResult, e store.RegistryEntry, q RouteQuery, report string) []string {
-	argv := []string{"start", "--start-report", report}
+func startArgs(res RouteResult, e store.RegistryEntry, q RouteQuery, report string, callerEnv []string) []string {
+	argv := []string{"start", "--start-report", report, "--caller-env", strings.Join(callerEnv, ",")}
 	if res.Route == RouteResume {
 		argv = append(argv, "--resume-id", e.AgentSessionID)
 	}
@@ -451,7 +489,7 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 	}
 	res.PID, res.Log = cmd.Process.Pid, logPath
 	_ = cmd.Process.Release() // Best effort: detached on purpose; init reaps it.
-	res.Message = fmt.Sprintf("tmux is not available: ran %s's headless resume of %s detached (pid %d, output in %s)", prof.Name, e.AgentSessionID, res.PID, logPath)
+	res.Message = fmt.Sprintf("tmux is not available: ran the %s profile's headless resume of %s detached (pid %d, output in %s)", prof.Name, e.AgentSessionID, res.PID, logPath)
 	r.audit(&res, routeAudit{Step: "headless", Query: q.String(), TriggerID: p.TriggerID, Route: RouteHeadless, Document: e.Document,
 		PID: res.PID, Message: res.Message})
 	return res, nil

@@ -28,7 +28,7 @@ type Jumped struct {
 }
 
 func (j Jumped) String() string {
-	return fmt.Sprintf("switched %s to %s:%s.%s", orDefault(j.Client, "the current client"), j.Session, j.Window, j.Pane)
+	return fmt.Sprintf("switched %s to pane %s (tmux session %s)", orDefault(j.Client, "the current client"), j.Pane, j.Session)
 }
 
 func orDefault(s, d string) string {

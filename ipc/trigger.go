@@ -13,7 +13,10 @@ const (
 	OutcomeDeferred      Outcome = "deferred"
 	OutcomeTimeout       Outcome = "timeout"
 	OutcomeFailed        Outcome = "failed"
-	OutcomeAccepted      Outcome = "accepted"
+	// OutcomeCancelled: cancel_trigger took it back before any byte was
+	// typed (error_code TRIGGER_CANCELLED, the message naming who).
+	OutcomeCancelled Outcome = "cancelled"
+	OutcomeAccepted  Outcome = "accepted"
 )
 
 // TriggerParams are the params of `trigger`: a prompt to deliver into the

@@ -33,6 +33,7 @@ type agentFacts struct {
 	lastForeground lineLook  // the last look at a line-mode child's foreground
 	focused        *bool     // the pane's last focus report; nil: none yet
 	focusedAt      time.Time
+	crash          crashEpisode // a crash loop waiting on the human (crashwait.go)
 }
 
 // agentView is one consistent read of the facts.
@@ -53,7 +54,7 @@ func (v agentView) operatorBusy() bool { return v.st.OperatorBusy || v.draft != 
 func (a *agentFacts) state(now time.Time) activity.State {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.act.State(now)
+	return a.present(a.act.State(now))
 }
 
 // progress is the loop guard's token: the agent's last word and the
@@ -81,7 +82,7 @@ func (a *agentFacts) withPrompt(now time.Time) (agentView, openPrompt) {
 
 // viewLocked is view; a.mu is held.
 func (a *agentFacts) viewLocked(now time.Time) agentView {
-	v := agentView{st: a.act.State(now), draft: a.draft, lastPrompt: a.lastPrompt, lastPromptAt: a.lastPromptAt,
+	v := agentView{st: a.present(a.act.State(now)), draft: a.draft, lastPrompt: a.lastPrompt, lastPromptAt: a.lastPromptAt,
 		lastForeground: a.lastForeground, focusedAt: a.focusedAt}
 	if a.focused != nil {
 		f := *a.focused

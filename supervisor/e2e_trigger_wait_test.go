@@ -101,9 +101,9 @@ func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
 		t.Fatal("no audit record")
 	}
 	a := recs[len(recs)-1]
-	if a["trigger_id"] != "w-1" || a["result"] != "failed" || a["error_code"] != "TRIGGER_CANCELLED" ||
+	if a["trigger_id"] != "w-1" || a["result"] != "cancelled" || a["error_code"] != "TRIGGER_CANCELLED" ||
 		!strings.Contains(a["message"].(string), "(interrupt)") {
-		t.Fatalf("audit %v, want w-1 failed TRIGGER_CANCELLED by the interrupt", a)
+		t.Fatalf("audit %v, want w-1 cancelled (TRIGGER_CANCELLED) by the interrupt", a)
 	}
 	if err := r.call(ipc.MethodPendingTriggers, nil, &pend); err != nil || len(pend.Triggers) != 0 {
 		t.Fatalf("pending after the cancel: %+v %v", pend, err)
@@ -133,17 +133,20 @@ func TestE2ETriggerCancelFromAnotherShell(t *testing.T) {
 	}
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
-		t.Fatalf("the waiting sup trigger: %v, want exit 3 (failed)", err)
+		t.Fatalf("the waiting sup trigger: %v, want exit 3 (not delivered: cancelled)", err)
 	}
-	if !strings.Contains(stdout.String(), "failed c-1 to doc (TRIGGER_CANCELLED: cancelled by cli:") {
+	if !strings.Contains(stdout.String(), "cancelled c-1 to doc (TRIGGER_CANCELLED: cancelled by cli:") {
 		t.Fatalf("the waiting sup trigger printed %q", stdout.String())
 	}
 	_, err = r.sup("cancel", "doc", "c-1")
-	if err == nil || !strings.Contains(err.Error(), "it already finished: failed") {
+	if err == nil || !strings.Contains(err.Error(), "cancel: trigger c-1 of doc: it was already cancelled: cancelled by cli:") {
 		t.Fatalf("second cancel: %v", err)
 	}
+	if st := r.state("doc"); st.Triggers["cancelled"] != 1 || st.Triggers["failed"] != 0 {
+		t.Fatalf("state's trigger counts %v, want the cancel counted as cancelled, not failed", st.Triggers)
+	}
 	_, err = r.sup("cancel", "doc", "nope")
-	if err == nil || !strings.Contains(err.Error(), `no pending trigger "nope"`) {
+	if err == nil || !strings.Contains(err.Error(), `cancel: no pending trigger "nope" in doc (sup pending doc lists them)`) {
 		t.Fatalf("unknown id: %v", err)
 	}
 	if got := r.recorded(rec); got != "x" {

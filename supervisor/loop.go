@@ -68,6 +68,9 @@ func (s *Session) supervise(ctx context.Context, c *proc.Child) next {
 			s.mu.Lock()
 			s.tracker.CheckStable(time.Now())
 			s.mu.Unlock()
+			if s.agent.crashOver() { // a stable run ends the crash loop
+				s.publishActivity(s.agent.state(time.Now()))
+			}
 		case r := <-s.ctrl:
 			if n, handled := s.control(r, c); handled {
 				return n
@@ -189,6 +192,7 @@ func (s *Session) stopChild(c *proc.Child, graceful bool, why string) (next, str
 func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 	switch d.Action {
 	case crash.ActionPrompt:
+		s.agent.crashOver() // a clean exit: its own wait, below
 		s.setLifecycle(LifecycleExited)
 		s.lifecycleSignal("exited", activity.Ready, "exited", true)
 		s.term.say(fmt.Sprintf("agent exited (%d) — Enter to restart, q to quit", d.Exit.Code))
@@ -198,12 +202,14 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		}
 		return s.wait(ctx, waitSpec{restartKeys: "\r\n", quitOnEOF: !s.term.inTTY})
 	case crash.ActionRestart:
+		s.agent.crashed(d.Exit.At, "restarting", s.crashSummary(d))
 		s.setLifecycle(LifecycleRestarting)
 		s.lifecycleSignal("crashed", activity.Error, "restarting", false)
 		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
 		s.event("restart_scheduled", map[string]any{"delay_ms": d.Delay.Milliseconds(), "class": string(d.Exit.Class)})
 		return s.countdown(ctx, d)
 	default:
+		s.agent.crashed(d.Exit.At, "halted", s.crashSummary(d))
 		s.setLifecycle(LifecycleHalted)
 		s.lifecycleSignal("halted", activity.Error, "halted", true)
 		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
@@ -285,8 +291,23 @@ func (s *Session) wait(ctx context.Context, w waitSpec) next {
 	}
 }
 
+// crashSummary is the queue's summary of the failed exit d.
+func (s *Session) crashSummary(d crash.Decision) string {
+	how := d.Exit.Signal
+	if how == "" {
+		how = fmt.Sprintf("exit %d", d.Exit.Code)
+	}
+	how += " (" + string(d.Exit.Class) + ")"
+	if d.Action == crash.ActionHalt {
+		how += fmt.Sprintf(", %d in a row", d.ConsecutiveFailures)
+	}
+	snap, _ := s.display.snapshot()
+	return crashSummary(how, snap.Lines, snap.Cols)
+}
+
 // resume clears a halt (and any clean-exit wait).
 func (s *Session) resume() {
+	s.agent.crashOver() // the human acted: a new crash is a new episode
 	s.mu.Lock()
 	s.tracker.Resume(time.Now())
 	s.mu.Unlock()

@@ -19,7 +19,8 @@ func (s *Session) record() {
 		p := f.plan
 		e := store.RegistryEntry{Workspace: p.Workspace, Role: p.Role, Name: p.Name, Document: p.Document,
 			Profile: p.Profile.Name, AgentSessionID: f.agentSessionID, CWD: p.CWD,
-			Command: s.opts.Command, ProfileFlag: s.opts.Profile, TmuxSocket: s.tmuxSock}
+			Command: s.opts.Command, ProfileFlag: s.opts.Profile, TmuxSocket: s.tmuxSock,
+			EnvNames: plan.RequiredNames(p.Env)}
 		if s.opts.CWD != "" {
 			e.CWDFlag = p.CWD // --cwd as resolved: absolute, whatever directory the route runs in
 		}

@@ -267,3 +267,18 @@ func TestSessionTriggerRepeat(t *testing.T) {
 		t.Fatalf("the agent read the trigger %d times, want once", n)
 	}
 }
+
+// TestUnitCrashSummary: the last non-blank screen line, joined with the
+// full-width rows it wrapped from.
+func TestUnitCrashSummary(t *testing.T) {
+	lines := []string{"starting", "reason:", "addrinfo ENOTFOUND a", "pi.example.com", "", ""}
+	if got := crashSummary("exit 1 (transient)", lines, 20); got != "exit 1 (transient): addrinfo ENOTFOUND api.example.com" {
+		t.Fatalf("wrapped: %q", got)
+	}
+	if got := crashSummary("exit 1 (transient)", []string{"", " "}, 20); got != "exit 1 (transient)" {
+		t.Fatalf("blank screen: %q", got)
+	}
+	if got := crashSummary("SIGSEGV (flapping)", []string{"boom\x1b]52;c;x\x07"}, 80); strings.ContainsRune(got, 0x1b) {
+		t.Fatalf("control bytes kept: %q", got)
+	}
+}

@@ -85,6 +85,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.tracker.Started(c.StartedAt())
 	s.lifecycle = LifecycleRunning
 	s.mu.Unlock()
+	s.agent.crashRespawned()
 	s.publishQueue() // the new plan may bring a new name, workspace or role
 	s.in.attach(c.Master())
 	if s.resizer != nil {

@@ -70,6 +70,9 @@ what this takes. Per agent (specs/detection.md, "Answering a prompt"):
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
 					errf("sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
+					if hint := crashHint(s.State); hint != "" {
+						errf("sup: %s\n", hint)
+					}
 					if ie.Code == ipc.CodeAckTimeout {
 						return exitError{exitTriggerTimeout}
 					}
@@ -81,7 +84,7 @@ what this takes. Per agent (specs/detection.md, "Answering a prompt"):
 				if cmd.Bool("json") {
 					return printJSON(os.Stdout, r)
 				}
-				outf("answered %s's prompt %s with %s (%s; acked by %s, now %s)\n", s.State.Name, r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
+				outf("answered %s prompt %s with %s (%s; acked by %s, now %s)\n", view.Possessive(s.State.Name), r.PromptID, r.Choice, r.Summary, r.AckedBy, r.Activity)
 				printDetail(os.Stdout, "the prompt's command", r.PromptDetail)
 				if r.Option != "" {
 					outf("picked: %s\n", view.OneLine(safetext.Field(r.Option), 200))
@@ -224,4 +227,20 @@ func printExplain(w io.Writer, r ipc.ExplainResult, now time.Time) {
 	if r.SkipUntil > now.UnixMilli() {
 		fprintf(w, "skipped for %s more\n", time.UnixMilli(r.SkipUntil).Sub(now).Round(time.Second))
 	}
+}
+
+// crashHint says what will help a session in a crash loop (specs/crash.md,
+// "A crash waits on you"): nothing is asked of the human but a restart.
+// "" for any other session.
+func crashHint(st ipc.State) string {
+	what := safetext.Field(st.Summary)
+	switch {
+	case st.Lifecycle == "halted":
+		return fmt.Sprintf("%s is halted after repeated crashes (%s): sup resume %s clears the halt and starts its agent again", st.Name, what, st.Name)
+	case st.Lifecycle == "restarting":
+		return fmt.Sprintf("%s agent crashed (%s) and restarts by itself: sup resume %s starts it now", view.Possessive(st.Name), what, st.Name)
+	case st.Reason == "crashed":
+		return fmt.Sprintf("%s agent keeps crashing (%s): it waits on you until a run lasts; sup restart %s starts it again now", view.Possessive(st.Name), what, st.Name)
+	}
+	return ""
 }

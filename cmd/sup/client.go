@@ -258,6 +258,11 @@ func restartLike(ctx context.Context, cmd *cli.Command, method string, params an
 			outf("%s is already running (pid %d): nothing to resume\n", s.State.Name, r.PID)
 			return nil
 		}
+		if verb == "resumed" && (s.State.Lifecycle == "halted" || s.State.Lifecycle == "restarting") {
+			// From the queue's crash loop: say what follows (specs/crash.md).
+			outf("resumed %s: its agent starts again (pid %d, %s); it leaves the queue, and comes back if it crashes again\n", s.State.Name, r.PID, r.Mode)
+			return nil
+		}
 		outf("%s %s: pid %d (%s)\n", verb, s.State.Name, r.PID, r.Mode)
 		return nil
 	})

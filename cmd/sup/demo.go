@@ -37,6 +37,11 @@ func demoCommand() *cli.Command {
 				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
 			}
 			d := demo.Demo{Socket: cmd.String("socket"), Dir: paths.DemoDir(store.StateDir(os.Getenv))}
+			// --stop without a server named finds the demo's (specs/broker.md, "The demo").
+			find := cmd.Bool("stop") && (!cmd.IsSet("socket") || d.Socket == "")
+			if find && d.Socket == "" {
+				d.Socket = "sup-demo"
+			}
 			if d.Socket == "" || strings.ContainsAny(d.Socket, "/ ") {
 				return fmt.Errorf("demo: --socket %q: give a plain tmux socket name such as sup-demo", d.Socket)
 			}
@@ -47,7 +52,7 @@ func demoCommand() *cli.Command {
 			d.RuntimeDir, d.Self = dir, selfPath()
 			d.Keys = tmuxkeys.Snippet(d.Self)
 			if cmd.Bool("stop") {
-				return d.Stop(ctx)
+				return d.Stop(ctx, find)
 			}
 			if err := d.Start(ctx); err != nil {
 				return err
@@ -86,7 +91,7 @@ shows how many wait on you. Keys (prefix is C-b):
   prefix Tab   jump to the session that has waited longest
   prefix g     pick from the queue (live preview; Enter jumps, s skips)
   prefix S     skip the head for a while
-Answer in the pane itself (y, or type a task and Enter); the queue follows.
+Answer in the pane itself (y and Enter, or type a task and Enter); the queue follows.
 Stop it all with: %[3]s demo --stop%[2]s
 %[4]s`, d.Socket, d.SocketFlag(), shellName(), pathNote())
 	return nil

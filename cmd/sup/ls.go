@@ -97,14 +97,20 @@ func tmuxServers(sessions []broker.Listing) int {
 }
 
 // paneCell is a session's pane: tmux numbers panes per server, so when the
-// sessions run in more than one server %2 names two panes, and the cell
-// says which server's (its socket's name: default, sup-demo, …).
+// sessions run in more than one server %2 names two panes, and every cell
+// says which server's (its socket's name: default, sup-demo, …; ? when
+// unknown).
 func paneCell(st ipc.State, servers int) string {
 	if st.TmuxPane == "" {
 		return "-"
 	}
-	if servers > 1 && st.TmuxSocket != "" {
+	switch {
+	case servers > 1 && st.TmuxSocket != "":
 		return filepath.Base(st.TmuxSocket) + ":" + st.TmuxPane
+	case servers > 1:
+		// One notation in the column: a server sup was not told (an
+		// older sup's state) is unknown, not the same as the others'.
+		return "?:" + st.TmuxPane
 	}
 	return st.TmuxPane
 }

@@ -29,7 +29,32 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	args, command := splitCommand(args)
-	app := &cli.Command{
+	app := newApp(command)
+	helpCommandOnlyAtBranches(app.Commands)
+	oneLineUsageErrors([]*cli.Command{app})
+	enableCompletion(app)
+	err := app.Run(ctx, args)
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(ue.msg))
+		return exitUsage
+	default:
+		// An error may quote an agent's or another host's words: its
+		// lines are kept (some errors add a line of detail), no control.
+		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(err.Error()))
+		return 1
+	}
+}
+
+// newApp is sup's command tree (command: sup start's agent command).
+func newApp(command []string) *cli.Command {
+	return &cli.Command{
 		Name:  "sup",
 		Usage: "supervise AI coding agents in tmux panes",
 		Commands: []*cli.Command{
@@ -38,36 +63,21 @@ func run(ctx context.Context, args []string) int {
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
 			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
-			hooksCommand(), doctorCommand(), whoamiCommand(),
+			hooksCommand(), doctorCommand(), whoamiCommand(), manCommand(),
 			hookCommand(),
 			classifyCommand(),
 			triggerCommand(), pendingCommand(), cancelCommand(), unblockCommand(), answerCommand(), explainCommand(), relayCommand(),
 		},
 		Version: versionString(),
-		// An unknown verb is a usage error (exit 1, like every other),
-		// with the nearest verb: urfave's default prints "No help
-		// topic" and exits 3, the status of a refused answer.
+		// An unknown verb is a usage error (exit 2, one line), with the
+		// nearest verb when one is close: urfave's default prints "No
+		// help topic" and exits 3, the status of a refused answer.
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() == 0 {
 				return cli.ShowRootCommandHelp(cmd)
 			}
 			return unknownVerb(cmd, cmd.Args().First())
 		},
-	}
-	helpCommandOnlyAtBranches(app.Commands)
-	enableCompletion(app)
-	err := app.Run(ctx, args)
-	var ee exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.code
-	default:
-		// An error may quote an agent's or another host's words: its
-		// lines are kept (some errors add a line of detail), no control.
-		fmt.Fprintf(os.Stderr, "sup: %s\n", safetext.Text(err.Error()))
-		return 1
 	}
 }
 
@@ -103,26 +113,20 @@ func splitCommand(args []string) (rest, command []string) {
 // unknownVerb is the error for `sup VERB` when no verb is called that,
 // naming the nearest ones.
 func unknownVerb(root *cli.Command, verb string) error {
-	best, bestD := []string{}, 3 // at most 2 edits away, or a prefix
+	var names []string
 	for _, c := range root.Commands {
-		if c.Hidden {
-			continue
-		}
-		d := editDistance(verb, c.Name)
-		if strings.HasPrefix(c.Name, verb) && len(verb) >= 2 {
-			d = min(d, 1)
-		}
-		switch {
-		case d < bestD:
-			best, bestD = []string{c.Name}, d
-		case d == bestD:
-			best = append(best, c.Name)
+		if !c.Hidden {
+			names = append(names, c.Name)
 		}
 	}
-	if len(best) == 0 {
-		return fmt.Errorf("unknown command %q (sup help lists the commands)", verb)
+	msg := fmt.Sprintf("unknown command %q", verb)
+	if best := nearest(verb, names); len(best) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
 	}
-	return fmt.Errorf("unknown command %q; did you mean %s? (sup help lists the commands)", verb, strings.Join(best, " or "))
+	if root.Root() != root {
+		return usageError{fmt.Sprintf("%s: %s; sup %s --help lists them", root.Name, msg, root.Name)}
+	}
+	return usageError{msg + "; sup help lists the commands"}
 }
 
 // editDistance is the Levenshtein distance between a and b.

@@ -4,11 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"fake-model":    fakeModel,
 			"waitfor":       waitFor,
 			"wait-activity": waitActivity,
+			"exits":         exits,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -88,6 +91,29 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// exits N PROG ARGS... runs PROG as exec does (its stdout and stderr for
+// the next lines to match) and fails unless it exits with status N.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: status %q: %v", args[0], err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
 }
 
 // fakeModel [REPLY] starts the loopback model stand-in (once per script;

@@ -231,7 +231,7 @@ func skipCommand() *cli.Command {
 func statusLineCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status-line",
-		Usage: "print a short queue summary for tmux's status-right: '#(sup status-line)'",
+		Usage: "print a short queue summary for tmux's status-right: '#(/abs/path/to/sup status-line)' (tmux runs it with its own PATH; sup tmux-keys prints the line, sup doctor checks it)",
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err

@@ -84,7 +84,7 @@ func routeCommand() *cli.Command {
 				switch res.Trigger.Result {
 				case ipc.OutcomeTimeout:
 					return exitError{exitTriggerTimeout}
-				case ipc.OutcomeFailed:
+				case ipc.OutcomeFailed, ipc.OutcomeCancelled:
 					return exitError{exitTriggerFailed}
 				}
 			}
@@ -99,9 +99,9 @@ func describeRoute(r broker.RouteResult) string {
 	case broker.RouteLive:
 		how = "to the running session " + r.Name
 	case broker.RouteResume:
-		how = fmt.Sprintf("resumed %s in tmux pane %s", r.Name, r.Pane)
+		how = fmt.Sprintf("to %s, resumed in tmux pane %s", r.Name, r.Pane)
 	case broker.RouteFresh:
-		how = fmt.Sprintf("started %s fresh in tmux pane %s", r.Name, r.Pane)
+		how = fmt.Sprintf("to %s, started fresh in tmux pane %s", r.Name, r.Pane)
 	case broker.RouteHeadless:
 		return r.Message
 	}

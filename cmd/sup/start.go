@@ -33,6 +33,10 @@ func startCommand(command []string) *cli.Command {
 			// sup route's: where a start that fails says why, so the
 			// route reports the real cause at once (specs/broker.md).
 			&cli.StringFlag{Name: "start-report", Hidden: true},
+			// sup route's: the names of the caller's variables it passed
+			// to this window (-e); only those (and the terminal's own) are
+			// the environment, never the tmux server's (specs/broker.md).
+			&cli.StringSliceFlag{Name: "caller-env", Hidden: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
@@ -50,6 +54,10 @@ func startCommand(command []string) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("start: current directory: %w", err)
 			}
+			environ := os.Environ()
+			if cmd.IsSet("caller-env") {
+				environ = plan.OnlyNames(environ, cmd.StringSlice("caller-env"))
+			}
 			opts := plan.Options{
 				Document:      args[0],
 				CWD:           cmd.String("cwd"),
@@ -60,7 +68,7 @@ func startCommand(command []string) *cli.Command {
 				ResumeID:      cmd.String("resume-id"),
 				Command:       command,
 				InvocationDir: wd,
-				Environ:       os.Environ(),
+				Environ:       environ,
 			}
 			report := cmd.String("start-report")
 			code, err := supervisor.Start(ctx, opts, supervisor.StartIO{

@@ -66,7 +66,7 @@ func triggerCommand() *cli.Command {
 				switch r.Result {
 				case ipc.OutcomeTimeout:
 					return exitError{exitTriggerTimeout}
-				case ipc.OutcomeFailed:
+				case ipc.OutcomeFailed, ipc.OutcomeCancelled:
 					return exitError{exitTriggerFailed}
 				}
 				return nil

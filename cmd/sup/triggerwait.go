@@ -5,6 +5,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -167,6 +168,9 @@ func cancelCommand() *cli.Command {
 				var r ipc.CancelTriggerResult
 				p := ipc.CancelTriggerParams{TriggerID: id, Requester: "cli:" + view.CurrentUser() + " (sup cancel)"}
 				if err := broker.Call(ctx, c, ipc.MethodCancelTrigger, p, &r); err != nil {
+					if pe := (*ipc.Error)(nil); errors.As(err, &pe) && pe.Code == ipc.CodeTargetNotFound {
+						return fmt.Errorf("cancel: no pending trigger %q in %s (sup pending %s lists them)", id, s.State.Name, s.State.Name)
+					}
 					return err
 				}
 				if cmd.Bool("json") {

@@ -168,3 +168,66 @@ func containsAny(s string, words []string) bool {
 	}
 	return false
 }
+
+// credentialPrefixes are the allow-list's prefixes an agent authenticates
+// with: a session that had one of these must not come back without it.
+var credentialPrefixes = []string{"ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_"}
+
+// RequiredNames are the variables of vars that a session brought back
+// from another shell (sup route) must find there (specs/broker.md,
+// "Routing"): those the profile's or the document's env_passthrough asked
+// for, and the agents' credential variables (ANTHROPIC_*, OPENAI_*, …).
+// Names only: sessions.json records them, never a value. Sorted.
+func RequiredNames(vars []EnvVar) []string {
+	var names []string
+	for _, v := range vars {
+		switch {
+		case v.Source == EnvFromProfile, v.Source == EnvFromDocument,
+			v.Source == EnvFromParent && matchAny(v.Name, nil, credentialPrefixes):
+			names = append(names, v.Name)
+		}
+	}
+	return names
+}
+
+// CallerNames are the names of the caller's variables p was built from:
+// every variable of its environment that the caller gave (not sup's own,
+// not the frontmatter overlay's) and every variable an overlay value
+// names. `sup route` passes exactly these, with the caller's values, to
+// the `sup start` it runs in a new tmux window, which then resolves the
+// environment `sup start` would in the caller's shell. Sorted.
+func (p *Plan) CallerNames() []string {
+	set := map[string]bool{}
+	for _, v := range p.Env {
+		if v.Source != EnvFromSup && v.Source != EnvFromFrontmatter {
+			set[v.Name] = true
+		}
+	}
+	for _, k := range p.Frontmatter.EnvOrder {
+		os.Expand(p.Frontmatter.Env[k], func(name string) string {
+			if name != "$" && !reservedEnvName(name) {
+				set[name] = true
+			}
+			return ""
+		})
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// TerminalNames describe the terminal a program runs in: a new tmux
+// window sets its own, which a route never overrides with the caller's.
+var TerminalNames = []string{"TERM", "COLORTERM", "TMUX", "TMUX_PANE"}
+
+// OnlyNames keeps the variables of environ that names lists, and the
+// terminal's own (TerminalNames): `sup start --caller-env` (a route's
+// start) runs with the caller's variables, never what else the tmux server
+// it runs in has in its environment.
+func OnlyNames(environ, names []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(names, k) || slices.Contains(TerminalNames, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

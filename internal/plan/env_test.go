@@ -311,3 +311,29 @@ func TestUnitEnvOverlayLiteralDollar(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitEnvRouteNames: the names a route needs from its caller and
+// those it may not do without; the window keeps its terminal's own.
+func TestUnitEnvRouteNames(t *testing.T) {
+	vars, err := BuildEnv(EnvInput{
+		Parent:             []string{"PATH=/bin", "TERM=xterm", "ANTHROPIC_API_KEY=k", "GOPATH=/go", "TOKEN=t", "OTHER=o", "HIDDEN=h"},
+		ProfilePassthrough: []string{"GOPATH"},
+		DocPassthrough:     []string{"TOK*"},
+		Overlay:            map[string]string{"DERIVED": "${HIDDEN}/x$$", "LIKE": "$SUP_SESSION"},
+		Sup:                map[string]string{"SUP_SESSION": "s", "PWD": "/w"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(RequiredNames(vars), ","); got != "ANTHROPIC_API_KEY,GOPATH,TOKEN" {
+		t.Fatalf("RequiredNames = %s", got)
+	}
+	p := &Plan{Env: vars, Frontmatter: Frontmatter{Env: map[string]string{"DERIVED": "${HIDDEN}/x$$", "LIKE": "$SUP_SESSION"}, EnvOrder: []string{"DERIVED", "LIKE"}}}
+	if got := strings.Join(p.CallerNames(), ","); got != "ANTHROPIC_API_KEY,GOPATH,HIDDEN,PATH,TERM,TOKEN" {
+		t.Fatalf("CallerNames = %s", got)
+	}
+	got := OnlyNames([]string{"PATH=/bin", "TERM=tmux", "TMUX_PANE=%3", "LEFT=over", "ANTHROPIC_OLD=x"}, []string{"PATH"})
+	if strings.Join(got, " ") != "PATH=/bin TERM=tmux TMUX_PANE=%3" {
+		t.Fatalf("OnlyNames = %q", got)
+	}
+}

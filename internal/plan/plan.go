@@ -145,7 +145,13 @@ func (p *Plan) Argv(agentSessionID string) (argv []string, resumed bool, err err
 	}
 	path, err := lookPath(argv[0], env["PATH"], p.CWD)
 	if err != nil {
-		return nil, false, fmt.Errorf("command %q (profile %s): %w", argv[0], p.Profile.Name, err)
+		hint := ""
+		if len(p.Command) == 0 {
+			// sup start DOC with no command runs the profile's agent:
+			// say how to run something else (issue 32).
+			hint = " (install it, or run another program: sup start DOC -- bash, or --profile shell)"
+		}
+		return nil, false, fmt.Errorf("command %q (profile %s): %w%s", argv[0], p.Profile.Name, err, hint)
 	}
 	argv[0] = path
 	return argv, resumed, nil

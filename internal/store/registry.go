@@ -43,7 +43,12 @@ type RegistryEntry struct {
 	// TmuxSocket is the tmux server the session ran in ("": not in
 	// tmux): a route from outside tmux brings it back there.
 	TmuxSocket string `json:"tmux_socket,omitempty"`
-	UpdatedAt  int64  `json:"updated_at"` // unix ms
+	// EnvNames are the variables the session's agent got from the shell
+	// that started it and cannot do without (plan.RequiredNames: the
+	// env_passthrough ones and the agents' credentials): a route from a
+	// shell lacking one refuses (specs/broker.md). Names, never values.
+	EnvNames  []string `json:"env_names,omitempty"`
+	UpdatedAt int64    `json:"updated_at"` // unix ms
 }
 
 // ReadRegistry reads stateDir/sessions.json; a missing file is empty.

@@ -105,7 +105,7 @@ func (d *Desk) Pending() ipc.PendingTriggers {
 
 // Cancel takes a trigger back before any byte of it was written: a
 // queued one leaves the queue, the one waiting for its gates stops
-// waiting; either ends failed with TRIGGER_CANCELLED, audited as any
+// waiting; either ends cancelled (TRIGGER_CANCELLED), audited as any
 // outcome. A trigger already written cannot be taken back; one already
 // finished answers its outcome.
 //
@@ -113,7 +113,7 @@ func (d *Desk) Pending() ipc.PendingTriggers {
 // agent queued: the operator's message is the human's voice.
 func (d *Desk) Cancel(ctx context.Context, p ipc.CancelTriggerParams) (ipc.CancelTriggerResult, error) {
 	if p.TriggerID == "" {
-		return ipc.CancelTriggerResult{}, ipc.Errorf(ipc.CodeBadRequest, "cancel_trigger: params need trigger_id (list them with pending_triggers)")
+		return ipc.CancelTriggerResult{}, ipc.Errorf(ipc.CodeBadRequest, "cancel_trigger: params need trigger_id")
 	}
 	who, _ := ipc.CallerFromContext(ctx)
 	if err := d.sess.Allow(who, caller.ActTrigger, "cancel_trigger"); err != nil {
@@ -160,18 +160,21 @@ func (d *Desk) Cancel(ctx context.Context, p ipc.CancelTriggerParams) (ipc.Cance
 		}
 		d.mu.Unlock()
 		<-j.done // deliver sees the cancel before its next write
-		return ipc.CancelTriggerResult{TriggerID: j.id, Cancelled: j.result.ErrorCode == ipc.CodeTriggerCancelled,
+		return ipc.CancelTriggerResult{TriggerID: j.id, Cancelled: j.result.Result == ipc.OutcomeCancelled,
 			State: string(j.result.Result), Message: j.result.Message}, nil
 	}
 	o, ok := d.table.Lookup(p.TriggerID, time.Now())
 	d.mu.Unlock()
 	if ok && o.Final {
 		r := o.Data.(ipc.TriggerResult)
-		return ipc.CancelTriggerResult{TriggerID: p.TriggerID, State: string(r.Result),
-			Message: "it already finished: " + string(r.Result)}, nil
+		msg := "it already finished: " + string(r.Result)
+		if r.Result == ipc.OutcomeCancelled {
+			msg = "it was already cancelled: " + r.Message
+		}
+		return ipc.CancelTriggerResult{TriggerID: p.TriggerID, State: string(r.Result), Message: msg}, nil
 	}
 	return ipc.CancelTriggerResult{}, ipc.Errorf(ipc.CodeTargetNotFound,
-		"cancel_trigger: no pending trigger %q in this session (pending_triggers lists them)", p.TriggerID)
+		"no pending trigger %q in this session", p.TriggerID)
 }
 
 // isCancelled reports whether Cancel took j back.
@@ -187,7 +190,9 @@ func (d *Desk) cancelledByRequest(r ipc.TriggerResult, j *job) ipc.TriggerResult
 	by := j.cancelBy
 	d.mu.Unlock()
 	j.gate = trigger.GateNotEvaluated
-	return cancelled(r, "cancelled by "+by+" before it was typed; nothing reached the agent")
+	r = cancelled(r, "cancelled by "+by+" before it was typed; nothing reached the agent")
+	r.Result = ipc.OutcomeCancelled
+	return r
 }
 
 // lineDelivery is a delivered line-mode trigger whose output is judged at

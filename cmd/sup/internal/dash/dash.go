@@ -125,7 +125,7 @@ func dashIO(ctx context.Context, f *broker.Fleet, client string) dashActions {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("answered %s's prompt with %s (acked by %s)", s.State.Name, r.Choice, r.AckedBy), nil
+			return fmt.Sprintf("answered %s prompt with %s (acked by %s)", view.Possessive(s.State.Name), r.Choice, r.AckedBy), nil
 		},
 		restart: func(s broker.Listing) (string, error) {
 			var r ipc.RestartResult

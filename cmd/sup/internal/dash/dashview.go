@@ -236,7 +236,7 @@ const dashHelp = `sup dash: every session, live (from the supervisors' events)
 HOST is the session's host (shown once other hosts are configured); a
 host that does not answer is a red line with the reason.
 WAIT is how long it has waited on you; RST its restarts; UP its
-supervisor's uptime; TRIG its triggers delivered/timed out/failed.
+supervisor's uptime; TRIG its triggers delivered/timed out/failed (a cancelled one is none of these).
 `
 
 // promptLine is an open prompt in one line: what it asks and the choices

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,9 +142,50 @@ func (d Demo) waitSessions(ctx context.Context, n int) error {
 
 // Stop ends the demo's tmux server (its panes' supervisors end their
 // agents and remove their sockets on the hangup) and its files.
-func (d Demo) Stop(ctx context.Context) error {
-	if _, err := d.server().Run(ctx, "kill-server"); err != nil && d.Running(ctx) {
-		return fmt.Errorf("demo: %w", err)
+//
+// find: the user named no server (no --socket): the demo is wherever its
+// sessions run (their tmux_socket), else the default name's server. With
+// a server named that holds no demo while the demo runs elsewhere, Stop
+// names the servers that hold it and ends nothing (specs/broker.md, "The
+// demo").
+func (d Demo) Stop(ctx context.Context, find bool) error {
+	mine, err := d.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	var servers []string // the tmux servers (socket paths) the demo's sessions run in
+	for _, s := range mine {
+		if sock := s.State.TmuxSocket; sock != "" && !slices.Contains(servers, sock) {
+			servers = append(servers, sock)
+		}
+	}
+	targets := []tmux.Server{d.server()}
+	switch {
+	case find && len(servers) > 0:
+		targets = nil
+		for _, sock := range servers {
+			targets = append(targets, tmux.Server{Socket: sock, Config: os.DevNull, Env: tmux.WithoutTmuxEnv(os.Environ()), Timeout: 10 * time.Second})
+		}
+	case !d.Running(ctx) && len(servers) > 0:
+		var flags []string
+		for _, sock := range servers {
+			flags = append(flags, "sup demo --stop --socket "+shellquote.Join(filepath.Base(sock)))
+		}
+		return fmt.Errorf("demo: no demo runs on tmux -L %s; its sessions run in %s: %s (or sup demo --stop alone finds it)",
+			d.Socket, strings.Join(servers, ", "), strings.Join(flags, "; "))
+	}
+	for _, srv := range targets {
+		if _, err := srv.Run(ctx, "has-session", "-t", "="+demoSession); err != nil {
+			continue // not this server's, or gone: nothing to end
+		}
+		if _, err := srv.Run(ctx, "kill-session", "-t", "="+demoSession); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		// The demo's own server ends with its last session; a server
+		// that holds other sessions (the demo was started in it) stays.
+		if out, err := srv.Run(ctx, "list-sessions", "-F", "#{session_name}"); err == nil && strings.TrimSpace(out) == "" {
+			_, _ = srv.Run(ctx, "kill-server") // Best effort: it exits by itself once empty.
+		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -155,7 +197,7 @@ func (d Demo) Stop(ctx context.Context) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("demo: %d demo sessions still answer 10s after their tmux server ended", len(s))
+			return fmt.Errorf("demo: %d demo sessions still answer 10s after their tmux session ended: sup ls shows where they run", len(s))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -287,3 +287,42 @@ func TestPrintHostileFileName(t *testing.T) {
 		t.Fatalf("the hostile names are not shown escaped (%d times, want the socket and the queue file):\n%s", n, got)
 	}
 }
+
+// TestStatusLineResolves: a #(sup status-line) in status-right runs with
+// the tmux server's PATH; a sup that PATH does not find is a problem whose
+// fix names sup's absolute path; an absolute path, or a PATH that has
+// sup, is fine.
+func TestStatusLineResolves(t *testing.T) {
+	e := newEnv(t)
+	tm := testutil.NewTmux(t)
+	e.vars["TMUX"] = fmt.Sprintf("%s,%d,0", tm.SocketPath, tm.ServerPID)
+	bin := t.TempDir()
+	sup := filepath.Join(bin, "sup")
+	if err := os.WriteFile(sup, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func() []Finding {
+		return Run(context.Background(), Options{Getenv: e.getenv, Executable: sup})
+	}
+	if _, err := tm.Run("set-environment", "-g", "PATH", "/usr/bin:/bin", ";",
+		"set-option", "-g", "status-right", "#(sup status-line) %H:%M"); err != nil {
+		t.Fatal(err)
+	}
+	f := find(run(), "tmux", "status-right runs sup status-line, but the tmux server finds no sup (its PATH: /usr/bin:/bin)")
+	if f == nil || f.Severity != Problem ||
+		f.Fix != "name sup by its absolute path in ~/.tmux.conf: set-option -g status-right '#("+sup+" status-line) %H:%M' (then tmux source-file ~/.tmux.conf)" {
+		t.Fatalf("status-right with a sup the server cannot find: %+v", f)
+	}
+	if _, err := tm.Run("set-option", "-g", "status-right", "#("+sup+" status-line)"); err != nil {
+		t.Fatal(err)
+	}
+	if f := find(run(), "tmux", "status-right runs "+sup+" status-line ("+sup+")"); f == nil || f.Severity != OK {
+		t.Fatalf("status-right with sup's absolute path: %+v", f)
+	}
+	if _, err := tm.Run("set-environment", "-g", "PATH", bin+":/usr/bin", ";", "set-option", "-g", "status-right", "#(sup status-line)"); err != nil {
+		t.Fatal(err)
+	}
+	if f := find(run(), "tmux", "status-right runs sup status-line ("+sup+")"); f == nil || f.Severity != OK {
+		t.Fatalf("status-right with sup on the server's PATH: %+v", f)
+	}
+}

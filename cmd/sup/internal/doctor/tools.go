@@ -70,7 +70,7 @@ func checkTmux(ctx context.Context, o *Options) []Finding {
 			Message: "the queue's key bindings are not loaded in the running tmux server",
 			Fix:     "sup tmux-keys --install, then tmux source-file ~/.tmux.conf"})
 	}
-	return out
+	return append(out, checkStatusLine(tctx, o, srv)...)
 }
 
 // keysInConfig says whether `sup tmux-keys --install` ran: its file exists
@@ -197,18 +197,7 @@ func npmVersion(bin, pkg string) (string, error) {
 var platformSuffix = regexp.MustCompile(`-(linux|darwin|win32|windows|freebsd|android)(-[a-z0-9_]+)*$`)
 
 // lookPath finds name in o's PATH; "" when it is not there.
-func lookPath(o *Options, name string) string {
-	for _, dir := range filepath.SplitList(o.Getenv("PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
-}
+func lookPath(o *Options, name string) string { return resolve(name, o.Getenv("PATH")) }
 
 // runVersion runs bin with its version flag and returns the first version
 // number it prints.

@@ -202,7 +202,7 @@ func DescribeTrigger(r ipc.TriggerResult, name string) string {
 		if r.Message != "" {
 			line += ": " + r.Message // AGENT_ASKED: the question
 		}
-	case ipc.OutcomeTimeout, ipc.OutcomeFailed:
+	case ipc.OutcomeTimeout, ipc.OutcomeFailed, ipc.OutcomeCancelled:
 		line += fmt.Sprintf(" (%s: %s)", r.ErrorCode, r.Message)
 	}
 	if r.Repeat {
@@ -212,6 +212,14 @@ func DescribeTrigger(r ipc.TriggerResult, name string) string {
 		line += " [audit failed: " + r.AuditError + "]"
 	}
 	return line
+}
+
+// Possessive is name's: "rev's", "notes'" (a name ending in s).
+func Possessive(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
 }
 
 // CurrentUser names the user for a requester ("cli:NAME"): $USER, else
