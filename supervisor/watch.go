@@ -154,9 +154,13 @@ func (w *watcher) afterAnswer(wait time.Duration, lastOut time.Time) time.Durati
 // How often a program that works without printing is looked at again: from
 // lineRecheckMin, doubling to lineRecheckMax while it stays busy. A program
 // that waits for the human is not looked at until it prints or a key comes.
+// Any event (output, a key, a hook's verdict, the child's exit) looks at
+// once, so the long tail only costs a quiet program that starts reading
+// without printing a prompt; it keeps an idle `sleep` at one look (a few
+// small /proc reads, specs/detection.md "What a look costs") per 30 s.
 const (
 	lineRecheckMin = 100 * time.Millisecond
-	lineRecheckMax = 2 * time.Second
+	lineRecheckMax = 30 * time.Second
 )
 
 // lineLook is the last look at a line-mode child's foreground group, for
