@@ -309,21 +309,36 @@ const (
 // profile's status lines is progress (activity.Lines); a busy session
 // with none (and no hook) for after is stalled. Profiles without a pack
 // (a shell) have no status lines to tell a spinner from work, and are not
-// watched.
+// watched. The watch runs only while the agent is busy (stalled
+// included): otherwise its ticker is stopped and it waits for the
+// activity to change, so an idle agent costs it no wake-up.
 func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 	s, c, v := w.s, w.c, w.v
 	if after <= 0 || v.lineMode {
 		return
 	}
-	tick := time.NewTicker(min(max(after/20, stallPollMin), stallPollMax))
+	period := min(max(after/20, stallPollMin), stallPollMax)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	lines := activity.NewLines(status)
 	var lastAdded string // the line the fingerprint's last change added
 	for {
+		if s.agent.state(time.Now()).Activity != activity.Busy {
+			tick.Stop()
+			select {
+			case <-c.Done():
+				return
+			case <-v.activity:
+			}
+			tick.Reset(period)
+			continue
+		}
 		select {
 		case <-c.Done():
 			return
 		case <-tick.C:
+		case <-v.activity:
+			continue // still busy? look again above
 		}
 		snap := v.model.Snapshot()
 		if snap.InFrame {
