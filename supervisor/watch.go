@@ -152,7 +152,8 @@ func (w *watcher) afterAnswer(wait time.Duration, lastOut time.Time) time.Durati
 }
 
 // How often a program that works without printing is looked at again: from
-// lineRecheckMin, doubling to lineRecheckMax while it stays busy. A program
+// lineRecheckMin, four times longer each time (0.1, 0.4, 1.6, 6.4, 25.6 s)
+// to lineRecheckMax while it stays busy. A program
 // that waits for the human is not looked at until it prints or a key comes.
 // Any event (output, a key, a hook's verdict, the child's exit) looks at
 // once, so the long tail only costs a quiet program that starts reading
@@ -202,7 +203,7 @@ func (w *watcher) lineVerdict(busyWindow time.Duration, poll *time.Duration) (re
 		again = lastOut.Add(busyWindow).Sub(now) + time.Millisecond
 	default:
 		again = *poll
-		*poll = min(2**poll, lineRecheckMax)
+		*poll = min(4**poll, lineRecheckMax)
 	}
 	res.Activity = activity.Busy
 	return res, again

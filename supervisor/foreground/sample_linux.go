@@ -131,7 +131,7 @@ func children(procRoot string, pid int) []int {
 	var out []int
 	dir := procRoot + "/" + strconv.Itoa(pid) + "/task/"
 	for _, tid := range tasks(procRoot, pid) {
-		b, err := os.ReadFile(dir + strconv.Itoa(tid) + "/children")
+		b, err := readProc(dir + strconv.Itoa(tid) + "/children")
 		if err != nil {
 			continue
 		}
@@ -148,7 +148,7 @@ func children(procRoot string, pid int) []int {
 // counted after the command name's closing parenthesis (a name may hold
 // spaces and parentheses).
 func statPgrp(procRoot string, pid int) (int, bool) {
-	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(pid) + "/stat")
+	b, err := readProc(procRoot + "/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false
 	}
@@ -182,7 +182,7 @@ func tasks(procRoot string, pid int) []int {
 // file ("running", or the number and six arguments in hex).
 func taskWait(procRoot string, pid, tid int, slave string) (Wait, string) {
 	dir := procRoot + "/" + strconv.Itoa(pid)
-	b, err := os.ReadFile(dir + "/task/" + strconv.Itoa(tid) + "/syscall")
+	b, err := readProc(dir + "/task/" + strconv.Itoa(tid) + "/syscall")
 	if err != nil {
 		return wchanWait(dir, tid)
 	}
@@ -226,7 +226,7 @@ func taskWait(procRoot string, pid, tid int, slave string) (Wait, string) {
 // wchanWait is the fallback when the syscall file is closed to us: the
 // kernel function the task sleeps in.
 func wchanWait(dir string, tid int) (Wait, string) {
-	b, err := os.ReadFile(dir + "/task/" + strconv.Itoa(tid) + "/wchan")
+	b, err := readProc(dir + "/task/" + strconv.Itoa(tid) + "/wchan")
 	w := strings.TrimSpace(string(b))
 	switch {
 	case err != nil || w == "" || w == "0":
@@ -273,4 +273,32 @@ var calls = map[int]callInfo{
 	unix.SYS_PSELECT6:     {"pselect6", pollCall},
 	unix.SYS_EPOLL_PWAIT:  {"epoll_pwait", pollCall},
 	unix.SYS_EPOLL_PWAIT2: {"epoll_pwait2", pollCall},
+}
+
+// readProc reads a small /proc file with plain system calls: os.ReadFile
+// would register the file with the poller and stat it first, and a look
+// reads several such files (specs/detection.md, "What a look costs").
+// Files over 4 KiB are cut, which none of those read here are.
+func readProc(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4096)
+	n := 0
+	for n < len(buf) {
+		k, err := unix.Read(fd, buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	return buf[:n], nil
 }
