@@ -137,7 +137,7 @@ func (ms *modeScan) feed(p []byte) {
 	for i := 0; i < len(p); i++ {
 		if ms.st == scanGround {
 			// The fast path: text until the next ESC.
-			j := indexESC(p[i:])
+			j := bytes.IndexByte(p[i:], 0x1b) // vectorised
 			if j < 0 {
 				return
 			}
@@ -145,15 +145,6 @@ func (ms *modeScan) feed(p []byte) {
 		}
 		ms.step(p[i])
 	}
-}
-
-func indexESC(p []byte) int {
-	for i, b := range p {
-		if b == 0x1b {
-			return i
-		}
-	}
-	return -1
 }
 
 // step reads one byte.
