@@ -83,6 +83,7 @@ fuzz:
 	$(call fuzzrun,FuzzFrontmatter,./internal/plan/,75000x)
 	$(call fuzzrun,FuzzClassify,./supervisor/,4000x)
 	$(call fuzzrun,FuzzWrite,./supervisor/screen/,750x)
+	$(call fuzzrun,FuzzResync,./supervisor/screen/,20000x)
 	$(call fuzzrun,FuzzTokenize,./supervisor/paneinput/,100000x)
 	$(call fuzzrun,FuzzRespond,./supervisor/termreply/,75000x)
 	$(call fuzzrun,FuzzField,./internal/safetext/,25000x)

@@ -35,6 +35,9 @@ func (s *Session) lifecycleSignal(rule string, a activity.Activity, reason strin
 }
 
 func (s *Session) publishActivity(st activity.State) {
+	if v := s.display.view(); v != nil {
+		v.activityChanged()
+	}
 	_, open := s.agent.withPrompt(time.Now()) // the first event of a prompt fixes its id
 	s.log.Info("activity", "activity", string(st.Activity), "reason", st.Reason, "source", st.Source.String(), "rule", st.Rule)
 	s.publish("activity", map[string]any{

@@ -19,15 +19,18 @@ type view struct {
 	lineMode bool
 	// replies answers the child's terminal queries when no terminal can
 	// (sup's stdin is not one): nil when the pane's terminal answers.
-	replies        *termreply.Responder
-	model          *screen.Model
-	kick           chan struct{} // the model caught up: time to look
+	replies *termreply.Responder
+	model   *screen.Model
+	kick    chan struct{} // the model caught up: time to look
+	// activity: the tracker's state changed (publishActivity); the stall
+	// watch, parked while the agent is not busy, looks whether to resume.
+	activity       chan struct{}
 	title          atomic.Pointer[string]
 	bracketedPaste atomic.Bool
 }
 
 func newView(cols, rows int, lineMode bool) *view {
-	v := &view{kick: make(chan struct{}, 1), lineMode: lineMode}
+	v := &view{kick: make(chan struct{}, 1), activity: make(chan struct{}, 1), lineMode: lineMode}
 	v.model = screen.NewModel(cols, rows, screen.Options{OnSignal: v.signal, OnIdle: v.idle})
 	return v
 }
@@ -46,6 +49,14 @@ func (v *view) idle() {
 	select {
 	case v.kick <- struct{}{}:
 	default: // a look is already due
+	}
+}
+
+// activityChanged tells the stall watch the state changed; it never blocks.
+func (v *view) activityChanged() {
+	select {
+	case v.activity <- struct{}{}:
+	default: // one is pending
 	}
 }
 

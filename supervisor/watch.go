@@ -156,11 +156,16 @@ func (w *watcher) afterAnswer(wait time.Duration, lastOut time.Time) time.Durati
 }
 
 // How often a program that works without printing is looked at again: from
-// lineRecheckMin, doubling to lineRecheckMax while it stays busy. A program
+// lineRecheckMin, four times longer each time (0.1, 0.4, 1.6, 6.4, 25.6 s)
+// to lineRecheckMax while it stays busy. A program
 // that waits for the human is not looked at until it prints or a key comes.
+// Any event (output, a key, a hook's verdict, the child's exit) looks at
+// once, so the long tail only costs a quiet program that starts reading
+// without printing a prompt; it keeps an idle `sleep` at one look (a few
+// small /proc reads, specs/detection.md "What a look costs") per 30 s.
 const (
 	lineRecheckMin = 100 * time.Millisecond
-	lineRecheckMax = 2 * time.Second
+	lineRecheckMax = 30 * time.Second
 )
 
 // lineLook is the last look at a line-mode child's foreground group, for
@@ -198,7 +203,7 @@ func (w *watcher) lineVerdict(facts foreground.Facts, busyWindow time.Duration, 
 		again = lastOut.Add(busyWindow).Sub(now) + time.Millisecond
 	default:
 		again = *poll
-		*poll = min(2**poll, lineRecheckMax)
+		*poll = min(4**poll, lineRecheckMax)
 	}
 	res.Activity = activity.Busy
 	return res, again
@@ -305,21 +310,36 @@ const (
 // profile's status lines is progress (activity.Lines); a busy session
 // with none (and no hook) for after is stalled. Profiles without a pack
 // (a shell) have no status lines to tell a spinner from work, and are not
-// watched.
+// watched. The watch runs only while the agent is busy (stalled
+// included): otherwise its ticker is stopped and it waits for the
+// activity to change, so an idle agent costs it no wake-up.
 func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 	s, c, v := w.s, w.c, w.v
 	if after <= 0 || v.lineMode {
 		return
 	}
-	tick := time.NewTicker(min(max(after/20, stallPollMin), stallPollMax))
+	period := min(max(after/20, stallPollMin), stallPollMax)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	lines := activity.NewLines(status)
 	var lastAdded string // the line the fingerprint's last change added
 	for {
+		if s.agent.state(time.Now()).Activity != activity.Busy {
+			tick.Stop()
+			select {
+			case <-c.Done():
+				return
+			case <-v.activity:
+			}
+			tick.Reset(period)
+			continue
+		}
 		select {
 		case <-c.Done():
 			return
 		case <-tick.C:
+		case <-v.activity:
+			continue // still busy? look again above
 		}
 		snap := v.model.Snapshot()
 		if snap.InFrame {

@@ -69,8 +69,11 @@ type supProc struct {
 
 // start runs `sup start --profile shell DOC -- argv...`; the caller reads
 // (or discards) p.out. It is stopped at cleanup.
-func (e *benchEnv) start(argv ...string) *supProc {
-	cmd := e.command(append([]string{"start", "--profile", "shell", "--size", "120x40", e.doc(), "--"}, argv...)...)
+func (e *benchEnv) start(argv ...string) *supProc { return e.startProfile("shell", argv...) }
+
+// startProfile is start under another profile.
+func (e *benchEnv) startProfile(profile string, argv ...string) *supProc {
+	cmd := e.command(append([]string{"start", "--profile", profile, "--size", "120x40", e.doc(), "--"}, argv...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		e.t.Fatal(err)

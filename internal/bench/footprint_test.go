@@ -5,19 +5,36 @@ package bench
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
+
+// packProfiles are the built-in profiles with screen rules, each measured
+// idle beside the shell's supervisor.
+var packProfiles = []string{"claude", "codex", "gemini"}
 
 // benchFootprint: an idle supervisor's memory, CPU and wake-ups, and the
 // cost of starting one.
 func benchFootprint(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	const section = "5. footprint (supervisor of an idle `sleep`)"
+	socks, _ := filepath.Glob(filepath.Join(e.rt, "*.sock"))
 	p := e.start("sleep", "3600")
 	p.discard()
-	e.waitSockets(1)
+	// The same idle child under each pack profile, watched over the same
+	// window: their timers (stall watch, fallback) differ from the shell's.
+	others := map[string]*supProc{}
+	for _, prof := range packProfiles {
+		others[prof] = e.startProfile(prof, "sleep", "3600")
+		others[prof].discard()
+	}
+	e.waitSockets(len(socks) + 1 + len(packProfiles))
 	time.Sleep(time.Second) // past start-up
 	pid := p.pid()
+	others0 := map[string]int{}
+	for prof, o := range others {
+		others0[prof], _ = ContextSwitches(o.pid())
+	}
 	rss, err := StatusKB(pid, "VmRSS")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +55,17 @@ func benchFootprint(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	cs1, _ := ContextSwitches(pid)
 	cpu1, _ := CPUTicks(pid)
 	p.stop()
+	var perProfile []Figure
+	for _, prof := range packProfiles {
+		n, _ := ContextSwitches(others[prof].pid())
+		others[prof].stop()
+		w := float64(n-others0[prof]) / sz.idle
+		f := Figure{Section: section, Name: fmt.Sprintf("idle wake-ups, %s profile (context switches, %gs)", prof, sz.idle),
+			Unit: "/s", Goal: "no periodic wake-ups", Note: fmt.Sprintf("%d switches in %gs", n-others0[prof], sz.idle)}
+		f.Summarise([]float64{w})
+		f.Judge(w < 0.5)
+		perProfile = append(perProfile, f)
+	}
 
 	fr := Figure{Section: section, Name: "idle RSS", Unit: "MB", Goal: "≤ 12 MB",
 		Note: "the binary's file-backed pages included: one copy in memory for every supervisor of the same sup"}
@@ -67,5 +95,5 @@ func benchFootprint(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	fs := Figure{Section: section, Name: "sup start -- true (to sup's exit)", Unit: "ms"}
 	fs.Summarise(startups)
 	fs.SummariseBaseline("exec true", direct)
-	return []Figure{fr, fa, fw, fs}
+	return append([]Figure{fr, fa, fw}, append(perProfile, fs)...)
 }

@@ -22,7 +22,13 @@
 //   - otherwise, a task blocked reading the terminal: ready;
 //   - otherwise: busy (running, sleeping, waiting for a child).
 //
-// Sampling costs a /proc scan (about a millisecond), so the supervisor
+// A sample never lists /proc: the group comes from the master (TIOCGPGRP,
+// TIOCGSID), the leader is read first, and only when it does not read the
+// terminal are the other members looked for, among the session's own
+// processes (/proc/PID/task/TID/children from the session leader down).
+// The cost is O(processes of this terminal's session), never O(processes
+// on the host) (specs/detection.md, "What a look costs"). The supervisor
 // samples only when it has to decide: after output goes quiet, and while a
-// quiet command is still busy, never while the program is known to wait.
+// quiet command is still busy (backing off to tens of seconds), never
+// while the program is known to wait.
 package foreground

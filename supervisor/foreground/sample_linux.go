@@ -18,20 +18,20 @@ func Sample(master *os.File) (Facts, error) {
 }
 
 func sample(master *os.File, procRoot string) (Facts, error) {
-	pgrp, ptn, err := ptyFacts(master)
+	pgrp, sid, ptn, err := ptyFacts(master)
 	if err != nil {
 		return Facts{}, err
 	}
 	g := group{procRoot: procRoot, slave: "/dev/pts/" + strconv.Itoa(ptn),
 		unknown: Facts{Pgrp: pgrp, Wait: Unknown, Call: "no task in the group"}}
 	// The leader first: usually the group is one process, and a leader
-	// that reads settles it without scanning /proc for other members.
+	// that reads settles it without looking for other members.
 	if pg, ok := statPgrp(procRoot, pgrp); ok && pg == pgrp {
 		if f, ok := g.look(pgrp); ok {
 			return f, nil
 		}
 	}
-	for _, pid := range otherMembers(procRoot, pgrp) {
+	for _, pid := range otherMembers(procRoot, sid, pgrp) {
 		if f, ok := g.look(pid); ok {
 			return f, nil
 		}
@@ -66,36 +66,79 @@ func (g *group) look(pid int) (Facts, bool) {
 	return Facts{}, false
 }
 
-// ptyFacts asks the master for its slave's foreground group and number.
-func ptyFacts(master *os.File) (pgrp, ptn int, err error) {
+// ptyFacts asks the master for its slave's foreground group, session and
+// number: three ioctls, no file opened.
+func ptyFacts(master *os.File) (pgrp, sid, ptn int, err error) {
 	if pgrp, err = proc.Foreground(master); err != nil {
-		return 0, 0, fmt.Errorf("foreground: TIOCGPGRP: %w", err)
+		return 0, 0, 0, fmt.Errorf("foreground: TIOCGPGRP: %w", err)
 	}
 	err = proc.FDControl(master, func(fd int) error {
 		n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
 		ptn = int(n)
-		return err
+		if err != nil {
+			return fmt.Errorf("TIOCGPTN: %w", err)
+		}
+		if sid, err = unix.IoctlGetInt(fd, unix.TIOCGSID); err != nil {
+			return fmt.Errorf("TIOCGSID: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("foreground: TIOCGPTN: %w", err)
+		return 0, 0, 0, fmt.Errorf("foreground: %w", err)
 	}
-	return pgrp, ptn, nil
+	return pgrp, sid, ptn, nil
 }
 
+// maxSessionWalk bounds the processes otherMembers visits: a session with
+// more is read from the first ones found.
+const maxSessionWalk = 512
+
 // otherMembers lists the processes of group pgrp other than its leader.
-func otherMembers(procRoot string, pgrp int) []int {
+// It never lists /proc (O(every process on the host) per look): a
+// foreground group belongs to the terminal's session, so its members are
+// the session leader sid or its descendants, found through
+// /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN). The cost is one
+// children file per task and one stat per process of this session. A
+// kernel without children files yields no other member: the leader
+// decides alone.
+func otherMembers(procRoot string, sid, pgrp int) []int {
 	var out []int
-	ents, err := os.ReadDir(procRoot)
-	if err != nil {
+	if sid <= 0 {
 		return out
 	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == pgrp {
+	queue := []int{sid}
+	seen := map[int]bool{sid: true}
+	for len(queue) > 0 && len(seen) <= maxSessionWalk {
+		pid := queue[0]
+		queue = queue[1:]
+		if pid != pgrp {
+			if g, ok := statPgrp(procRoot, pid); ok && g == pgrp {
+				out = append(out, pid)
+			}
+		}
+		for _, kid := range children(procRoot, pid) {
+			if !seen[kid] {
+				seen[kid] = true
+				queue = append(queue, kid)
+			}
+		}
+	}
+	return out
+}
+
+// children lists the children of every task of pid.
+func children(procRoot string, pid int) []int {
+	var out []int
+	dir := procRoot + "/" + strconv.Itoa(pid) + "/task/"
+	for _, tid := range tasks(procRoot, pid) {
+		b, err := readProc(dir + strconv.Itoa(tid) + "/children")
+		if err != nil {
 			continue
 		}
-		if g, ok := statPgrp(procRoot, pid); ok && g == pgrp {
-			out = append(out, pid)
+		for _, f := range strings.Fields(string(b)) {
+			if kid, err := strconv.Atoi(f); err == nil {
+				out = append(out, kid)
+			}
 		}
 	}
 	return out
@@ -105,7 +148,7 @@ func otherMembers(procRoot string, pgrp int) []int {
 // counted after the command name's closing parenthesis (a name may hold
 // spaces and parentheses).
 func statPgrp(procRoot string, pid int) (int, bool) {
-	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(pid) + "/stat")
+	b, err := readProc(procRoot + "/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false
 	}
@@ -139,7 +182,7 @@ func tasks(procRoot string, pid int) []int {
 // file ("running", or the number and six arguments in hex).
 func taskWait(procRoot string, pid, tid int, slave string) (Wait, string) {
 	dir := procRoot + "/" + strconv.Itoa(pid)
-	b, err := os.ReadFile(dir + "/task/" + strconv.Itoa(tid) + "/syscall")
+	b, err := readProc(dir + "/task/" + strconv.Itoa(tid) + "/syscall")
 	if err != nil {
 		return wchanWait(dir, tid)
 	}
@@ -183,7 +226,7 @@ func taskWait(procRoot string, pid, tid int, slave string) (Wait, string) {
 // wchanWait is the fallback when the syscall file is closed to us: the
 // kernel function the task sleeps in.
 func wchanWait(dir string, tid int) (Wait, string) {
-	b, err := os.ReadFile(dir + "/task/" + strconv.Itoa(tid) + "/wchan")
+	b, err := readProc(dir + "/task/" + strconv.Itoa(tid) + "/wchan")
 	w := strings.TrimSpace(string(b))
 	switch {
 	case err != nil || w == "" || w == "0":
@@ -230,4 +273,32 @@ var calls = map[int]callInfo{
 	unix.SYS_PSELECT6:     {"pselect6", pollCall},
 	unix.SYS_EPOLL_PWAIT:  {"epoll_pwait", pollCall},
 	unix.SYS_EPOLL_PWAIT2: {"epoll_pwait2", pollCall},
+}
+
+// readProc reads a small /proc file with plain system calls: os.ReadFile
+// would register the file with the poller and stat it first, and a look
+// reads several such files (specs/detection.md, "What a look costs").
+// Files over 4 KiB are cut, which none of those read here are.
+func readProc(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4096)
+	n := 0
+	for n < len(buf) {
+		k, err := unix.Read(fd, buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	return buf[:n], nil
 }

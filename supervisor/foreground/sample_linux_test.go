@@ -1,6 +1,7 @@
 package foreground
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -86,6 +87,38 @@ func TestSamplePrintingLoopNeverReads(t *testing.T) {
 // A reader in a pipeline's group: `cat | sort` waits for the human.
 func TestSampleGroupMemberReads(t *testing.T) {
 	waitFor(t, start(t, "sh", "-c", "cat | sort"), Reading)
+}
+
+// A reader deeper in the session: cat is the grandchild of the session
+// leader (a subshell forks it), found by walking the session's children,
+// never by listing /proc.
+func TestSampleGrandchildMemberReads(t *testing.T) {
+	waitFor(t, start(t, "sh", "-c", "(cat; true) | sort"), Reading)
+}
+
+// otherMembers walks the session from its leader, reading no process
+// outside it: with a fake /proc holding one session, a process of the
+// group outside the session's tree is not found.
+func TestOtherMembersWalksTheSession(t *testing.T) {
+	root := t.TempDir()
+	proc := func(pid, pgrp int, kids string) {
+		dir := fmt.Sprintf("%s/%d/task/%d", root, pid, pid)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stat := fmt.Sprintf("%d (a b) S 1 %d %d 0", pid, pgrp, pid)
+		os.WriteFile(fmt.Sprintf("%s/%d/stat", root, pid), []byte(stat), 0o644)
+		os.WriteFile(dir+"/children", []byte(kids), 0o644)
+	}
+	proc(10, 10, "11 12 ") // session leader (a shell)
+	proc(11, 11, "13")     // the job's leader
+	proc(12, 11, "")       // a member beside it
+	proc(13, 11, "")       // a member below it
+	proc(99, 11, "")       // same group number, not in the session
+	got := otherMembers(root, 10, 11)
+	if fmt.Sprint(got) != "[12 13]" {
+		t.Fatalf("otherMembers = %v, want [12 13]", got)
+	}
 }
 
 // A program reading a file, not the terminal, is not waiting for the human.

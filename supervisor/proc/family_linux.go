@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"os"
 	"os/signal"
 	"runtime"
@@ -157,7 +158,66 @@ type procInfo struct {
 	zombie         bool
 }
 
+// procTable reads the processes the family code decides on. As the family
+// head, sup is a subreaper, so every process of a run descends from it
+// (its own child, or an orphan reparented to it): the table is sup's
+// descendants, found through /proc/PID/task/TID/children, never a listing
+// of /proc, which is O(every process on the host) and made each run's end
+// (and every SIGCHLD) read a stat file per process on the host.
 func procTable() []procInfo {
+	if spawnReqs != nil {
+		if procs, ok := descendants(os.Getpid()); ok {
+			return procs
+		}
+	}
+	return hostTable()
+}
+
+// maxDescendants bounds the walk of descendants.
+const maxDescendants = 4096
+
+// descendants reads the stat of every descendant of root; ok is false when
+// the kernel has no children files (CONFIG_PROC_CHILDREN).
+func descendants(root int) ([]procInfo, bool) {
+	var out []procInfo
+	queue := []int{root}
+	for len(queue) > 0 && len(out) < maxDescendants {
+		pid := queue[0]
+		queue = queue[1:]
+		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+		tasks, err := os.ReadDir(dir)
+		if err != nil {
+			if pid == root {
+				return nil, false
+			}
+			continue
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile(dir + t.Name() + "/children")
+			if err != nil {
+				if pid == root && os.IsNotExist(err) {
+					return nil, false
+				}
+				continue
+			}
+			for _, f := range bytes.Fields(b) {
+				kid, err := strconv.Atoi(string(f))
+				if err != nil {
+					continue
+				}
+				if p, ok := readStat(kid); ok {
+					out = append(out, p)
+					queue = append(queue, kid)
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// hostTable lists every process on the host: for a supervisor that is not
+// the family head (tests driving children directly).
+func hostTable() []procInfo {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

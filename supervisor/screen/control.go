@@ -159,7 +159,7 @@ func (s *Screen) esc(cmd ansi.Cmd) {
 func (s *Screen) fullReset() {
 	s.tabs = defaultTabs(s.cols, nil)
 	s.top, s.bottom = 0, s.rows-1
-	s.autowrap, s.cursorVisible = true, true
+	s.autowrap, s.cursorVisible, s.cursorKeys = true, true, false
 	s.origin, s.insert, s.synchronized = false, false, false
 	s.pen = attr{}
 	s.g, s.gl = [2]charset{}, 0

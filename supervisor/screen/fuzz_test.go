@@ -101,3 +101,76 @@ func (s *Screen) check() error {
 	}
 	return nil
 }
+
+// tracked is the state a gap must not lose (specs/screen.md, "Resync
+// after a gap").
+type tracked struct {
+	alt, cursorKeys, origin, autowrap, cursor, focus, paste, sync, insert bool
+	mouse                                                                 mouseModes
+	title, agentState                                                     string
+}
+
+func trackedOf(s *Screen) tracked {
+	return tracked{alt: s.altActive, cursorKeys: s.cursorKeys, origin: s.origin, autowrap: s.autowrap,
+		cursor: s.cursorVisible, focus: s.sig.FocusReporting, paste: s.sig.BracketedPaste, sync: s.synchronized,
+		insert: s.insert, mouse: s.mouse, title: s.sig.Title, agentState: s.sig.AgentState}
+}
+
+// FuzzResync cuts a stream into what the screen applied, what a gap lost
+// and what came after, with the mode scanner fed the stream in two writes
+// split anywhere: after the resync and the rest, the modes, title and
+// agent state must be those of a screen that read every byte (the gap's
+// invariant; a title whose OSC the gap's end cut is the one exception),
+// and the offset must count every byte.
+func FuzzResync(f *testing.F) {
+	f.Add([]byte("text\x1b[?1049h\x1b[?2004;1h\x1b]0;a title\x07more\x1b[?1l"), uint16(3), uint16(40), uint16(20))
+	f.Add([]byte("\x1b[?1;2004h\x1bc\x1b[?1049hx\x1b]7501;state=working\x1b\\\x1b[?1000;1006hy"), uint16(2), uint16(9), uint16(30))
+	f.Add([]byte("\x1bPtmux;\x1b\x1b[?1049h\x1b\\\x1b[4h\x1b[?25l\x1b[?2026h"), uint16(0), uint16(12), uint16(5))
+	f.Add([]byte("\x1b]2;cut\x1b[?2004h\x1b[?;1049\x18h\x1b[?7;6l"), uint16(1), uint16(6), uint16(3))
+	f.Fuzz(func(t *testing.T, data []byte, applied, lost, split uint16) {
+		i := int(applied) % (len(data) + 1)
+		j := i + int(lost)%(len(data)-i+1)
+		k := int(split) % (j + 1)
+		ms := newModeScan()
+		ms.feed(data[:k])
+		ms.feed(data[k:j])
+		mark := ms.scanMark
+		s := New(20, 4)
+		s.Write(data[:i])
+		s.resync(&mark, int64(j-i))
+		s.Write(data[j:])
+		ref := New(20, 4)
+		ref.Write(data)
+		got, want := trackedOf(s), trackedOf(ref)
+		if (mark.st == scanStr || mark.st == scanStrEsc) && mark.str == strOSC {
+			// A gap that ends inside an OSC lost its head: the title or
+			// state it sets is lost (specs/screen.md); modes are not.
+			got.title, got.agentState, want.title, want.agentState = "", "", "", ""
+		}
+		if got != want {
+			t.Fatalf("applied %d, lost %d (scanner split at %d):\n got %+v\nwant %+v", i, j-i, k, got, want)
+		}
+		if s.offset != int64(len(data)) {
+			t.Fatalf("offset %d, want %d", s.offset, len(data))
+		}
+		if err := s.check(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A CSI cut by a gap's end continues with the same parameters: the
+// cursor lands where a screen that read every byte puts it.
+func TestResyncRestartsTheCutSequence(t *testing.T) {
+	data := []byte("\x1b[2;5Hx")
+	for cut := 0; cut <= len(data); cut++ {
+		ms := newModeScan()
+		ms.feed(data[:cut])
+		s := New(10, 4)
+		s.resync(&ms.scanMark, int64(cut))
+		s.Write(data[cut:])
+		if x, y, _ := s.Cursor(); cut < 6 && (x != 5 || y != 1) {
+			t.Errorf("cut at %d: cursor %d,%d, want 5,1", cut, x, y)
+		}
+	}
+}

@@ -63,6 +63,7 @@ type Snapshot struct {
 	CursorCol  int
 	CursorRow  int
 	CursorOn   bool // the application shows the cursor
+	CursorKeys bool // application cursor keys (DECCKM)
 	AltScreen  bool
 	// InFrame: the application was inside a synchronized update (?2026)
 	// when the snapshot was taken, so the screen may hold half a frame.
@@ -76,10 +77,13 @@ type Snapshot struct {
 // that was dropped), a resize or a sync marker. Only output bytes are ever
 // dropped; they turn into gaps so offsets stay right.
 type item struct {
-	data       []byte
-	pooled     *[]byte // data's buffer, to return to the pool
-	gap        int64
-	resize     bool
+	data   []byte
+	pooled *[]byte // data's buffer, to return to the pool
+	gap    int64
+	resize bool
+	// end is the mode scanner at the end of this output (for a gap: of
+	// the last output it replaced), what a gap restores (see Model).
+	end        scanMark
 	cols, rows int
 	done       chan struct{} // sync marker: closed when reached
 }
@@ -121,6 +125,10 @@ type Model struct {
 	onSignal func(Signal)
 	onIdle   func()
 
+	// fmu serialises Feed, so chunks queue in the order scan reads them.
+	fmu  sync.Mutex
+	scan modeScan // the stream's modes, read by Feed (guarded by fmu)
+
 	mu      sync.Mutex // guards the queue fields below
 	queue   []item
 	queued  int // output bytes queued or being applied
@@ -153,6 +161,7 @@ func NewModel(cols, rows int, opts Options) *Model {
 		wake:     make(chan struct{}, 1),
 		stopped:  make(chan struct{}),
 		scr:      New(cols, rows),
+		scan:     newModeScan(),
 	}
 	if m.budget <= 0 {
 		m.budget = DefaultQueueBytes
@@ -170,17 +179,24 @@ func (m *Model) Feed(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	m.fmu.Lock()
+	defer m.fmu.Unlock()
 	var cut int
+	var cutMark scanMark
 	if len(p) > m.budget {
 		cut = len(p) - m.budget
+		m.scan.feed(p[:cut])
+		cutMark = m.scan.scanMark
 		p = p[cut:]
 	}
+	m.scan.feed(p)
+	mark := m.scan.scanMark
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return
 	}
-	if cut == 0 && m.appendTail(p) {
+	if cut == 0 && m.appendTail(p, &mark) {
 		m.mu.Unlock()
 		return
 	}
@@ -195,10 +211,10 @@ func (m *Model) Feed(p []byte) {
 	}
 	m.fed.Add(int64(cut + len(p)))
 	if cut > 0 {
-		m.queue = m.appendGap(m.queue, int64(cut), true)
+		m.queue = m.appendGap(m.queue, int64(cut), true, &cutMark)
 		m.countDrop(int64(cut), 1)
 	}
-	m.queue = append(m.queue, item{data: buf, pooled: pooled})
+	m.queue = append(m.queue, item{data: buf, pooled: pooled, end: mark})
 	m.queued += len(buf)
 	if m.queued > m.budget {
 		m.shed(m.budget)
@@ -215,7 +231,7 @@ func (m *Model) Feed(p []byte) {
 // buffer, if there is enough: a pty hands the pump about 4 KiB per read, and
 // a chunk per read would take a 32 KiB buffer for each. Called with mu held;
 // the model never holds an item that is still in the queue.
-func (m *Model) appendTail(p []byte) bool {
+func (m *Model) appendTail(p []byte, mark *scanMark) bool {
 	k := len(m.queue) - 1
 	// Only within the budget, so that shedding stays chunk by chunk.
 	if k < 0 || m.queue[k].pooled == nil || cap(m.queue[k].data)-len(m.queue[k].data) < len(p) ||
@@ -223,18 +239,20 @@ func (m *Model) appendTail(p []byte) bool {
 		return false
 	}
 	m.queue[k].data = append(m.queue[k].data, p...)
+	m.queue[k].end = *mark
 	m.fed.Add(int64(len(p)))
 	m.queued += len(p)
 	return true
 }
 
-// appendGap appends a gap of n bytes to q, merging it into a gap at the
-// tail. fresh says the gap is new (dropped output) rather than a queued
-// gap item being moved, which keeps the count of queued gaps right.
-// Called with mu held.
-func (m *Model) appendGap(q []item, n int64, fresh bool) []item {
+// appendGap appends a gap of n bytes ending at mark to q, merging it into
+// a gap at the tail. fresh says the gap is new (dropped output) rather
+// than a queued gap item being moved, which keeps the count of queued
+// gaps right. Called with mu held.
+func (m *Model) appendGap(q []item, n int64, fresh bool, mark *scanMark) []item {
 	if k := len(q); k > 0 && q[k-1].gap > 0 {
 		q[k-1].gap += n
+		q[k-1].end = *mark
 		if !fresh {
 			m.gaps.Add(-1)
 		}
@@ -243,7 +261,7 @@ func (m *Model) appendGap(q []item, n int64, fresh bool) []item {
 	if fresh {
 		m.gaps.Add(1)
 	}
-	return append(q, item{gap: n})
+	return append(q, item{gap: n, end: *mark})
 }
 
 // shed drops the oldest output chunks until the queue holds at most limit
@@ -266,10 +284,10 @@ func (m *Model) shed(limit int) {
 			bytes += int64(len(it.data))
 			n++
 			putBuf(it.pooled)
-			out = m.appendGap(out, int64(len(it.data)), true)
+			out = m.appendGap(out, int64(len(it.data)), true, &it.end)
 			continue
 		case it.gap > 0:
-			out = m.appendGap(out, it.gap, false)
+			out = m.appendGap(out, it.gap, false, &it.end)
 			continue
 		case it.resize:
 			if k := lastResize; k >= 0 {
@@ -278,6 +296,7 @@ func (m *Model) shed(limit int) {
 				out = append(out[:k], out[k+1:]...)
 				if k > 0 && k < len(out) && out[k-1].gap > 0 && out[k].gap > 0 {
 					out[k-1].gap += out[k].gap
+					out[k-1].end = out[k].end
 					out = append(out[:k], out[k+1:]...)
 					m.gaps.Add(-1)
 				}
@@ -427,12 +446,16 @@ func (m *Model) apply(it *item) {
 		return
 	case it.gap > 0:
 		m.smu.Lock()
-		m.scr.resetParser()
-		m.scr.offset += it.gap
-		m.gapWhole = m.scr.whole
-		m.stale.Store(true)
+		m.resync(it)
+		sigs := m.pending
+		m.pending = nil
 		m.smu.Unlock()
 		m.gaps.Add(-1)
+		if m.onSignal != nil {
+			for _, sg := range sigs {
+				m.onSignal(sg)
+			}
+		}
 		return
 	}
 	for p := it.data; len(p) > 0; {
@@ -459,6 +482,15 @@ func (m *Model) apply(it *item) {
 	}
 	m.mu.Unlock()
 	putBuf(it.pooled)
+}
+
+// resync applies a gap (see Model and Screen.resync) and marks the screen
+// desynced until something makes earlier content irrelevant. Called with
+// smu held.
+func (m *Model) resync(it *item) {
+	m.scr.resync(&it.end, it.gap)
+	m.gapWhole = m.scr.whole
+	m.stale.Store(true)
 }
 
 // Chunk buffers are recycled: the pump feeds a chunk per read, and
@@ -504,7 +536,7 @@ func (m *Model) Snapshot() Snapshot {
 	return Snapshot{
 		Cols: s.cols, Rows: s.rows,
 		Text: text, Lines: lines, ANSI: s.ANSI(),
-		CursorCol: x, CursorRow: y, CursorOn: on,
+		CursorCol: x, CursorRow: y, CursorOn: on, CursorKeys: s.cursorKeys,
 		AltScreen: s.altActive, InFrame: s.synchronized,
 		Signals: s.Signals(), Offset: s.offset,
 		Desynced: m.desynced(),

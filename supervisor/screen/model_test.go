@@ -2,6 +2,7 @@ package screen
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -143,9 +144,10 @@ func TestModelResyncRules(t *testing.T) {
 		release()
 		m.Sync()
 		snap := m.Snapshot()
-		// ...so the title's tail is plain text, not the start of a sequence:
-		// wrong either way, which is what Desynced says.
-		if !snap.Desynced || snap.Signals.Title != "" || snap.Text != "titletail" {
+		// ...so the OSC is restarted and the title's tail ends it: the
+		// tail is not misread as text, but the title's head is lost, and
+		// the screen is desynced.
+		if !snap.Desynced || snap.Signals.Title != "" || snap.Text != "tail" {
 			t.Fatalf("%q: after the drop: %+v", repaint, snap)
 		}
 		m.Feed([]byte(repaint + "ok"))
@@ -356,5 +358,41 @@ func TestModelKeepsTUIBursts(t *testing.T) {
 	m.Sync()
 	if st := m.Stats(); st.DroppedBytes != 0 || st.Desynced {
 		t.Fatalf("a TUI burst under coalesceAt lost output: %+v", st)
+	}
+}
+
+// Mode changes in dropped output are never lost: the gap restores them
+// (and reports their signals), and entering the alternate screen that
+// way does not make the screen whole.
+func TestModelGapKeepsModes(t *testing.T) {
+	var mu sync.Mutex
+	var sigs []string
+	m, release := stalledModel(t, 20, 3, 16, func(sg Signal) {
+		mu.Lock()
+		sigs = append(sigs, sg.Kind.String()+"="+sg.Value)
+		mu.Unlock()
+	})
+	defer m.Close()
+	m.Feed([]byte("first chunk fills"))
+	m.Feed([]byte("\x1b[?1049h\x1b[?2004h\x1b]0;busy\x07\x1b[?1h\x1b[?100")) // dropped, cut mid-sequence
+	m.Resize(30, 4)
+	m.Feed([]byte("6h"))
+	m.Feed([]byte("lost too, and more than budget"))
+	m.Feed([]byte("tail"))
+	release()
+	m.Sync()
+	snap := m.Snapshot()
+	if !snap.AltScreen || !snap.Signals.BracketedPaste || !snap.CursorKeys || snap.Signals.Title != "busy" ||
+		!reflect.DeepEqual(snap.Signals.MouseModes, []int{1006}) || !snap.Desynced || snap.Cols != 30 {
+		t.Fatalf("after the gap: %+v", snap)
+	}
+	mu.Lock()
+	got := strings.Join(sigs, " ")
+	mu.Unlock()
+	if got != "alt_screen=on bracketed_paste=on title=busy" {
+		t.Fatalf("signals %q", got)
+	}
+	if st := m.Stats(); st.Drops == 0 || snap.Offset != st.FedBytes {
+		t.Fatalf("stats %+v, offset %d", st, snap.Offset)
 	}
 }

@@ -38,13 +38,15 @@ func (s *Screen) setANSIModes(ps ansi.Params, on bool) {
 }
 
 // setPrivateModes is DECSET / DECRST. Modes the model has no use for
-// (cursor keys, blinking, colour-scheme reports and the like) and those
+// (blinking, colour-scheme reports and the like) and those
 // tmux does not implement (1048) are ignored; the ones that change the
 // screen or that sup reports as signals are handled.
 func (s *Screen) setPrivateModes(ps ansi.Params, on bool) {
 	for i := range ps {
 		mode := param(ps, i, 0)
 		switch mode {
+		case 1: // DECCKM: nothing drawn; kept for the keys sup types
+			s.cursorKeys = on
 		case 3: // DECCOLM: tmux does not resize, but clears and homes
 			s.clearRows(0, s.rows)
 			s.top, s.bottom = 0, s.rows-1

@@ -64,6 +64,7 @@ type Screen struct {
 	origin        bool // DECOM ?6
 	insert        bool // IRM 4
 	cursorVisible bool // DECTCEM ?25
+	cursorKeys    bool // DECCKM ?1: arrows send ESC O A, not ESC [ A
 	synchronized  bool // ?2026: the app is between frame begin and end
 	mouse         mouseModes
 
@@ -147,6 +148,7 @@ func (s *Screen) reset(cols, rows int) {
 	s.top, s.bottom = 0, rows-1
 	s.autowrap, s.origin, s.insert = true, false, false
 	s.cursorVisible = true
+	s.cursorKeys = false
 	s.synchronized = false
 	s.tabs = defaultTabs(cols, nil)
 	s.haveLast = false
@@ -189,6 +191,10 @@ func (s *Screen) Cursor() (col, row int, visible bool) {
 
 // AltScreen reports whether the alternate screen is active.
 func (s *Screen) AltScreen() bool { return s.altActive }
+
+// CursorKeys reports whether the application asked for application cursor
+// keys (DECCKM, ?1): arrows are ESC O A…, not ESC [ A….
+func (s *Screen) CursorKeys() bool { return s.cursorKeys }
 
 // Synchronized reports whether the application is between the begin and
 // the end of a synchronized update (?2026h ... ?2026l): the screen may hold
