@@ -34,10 +34,13 @@ type firstRunAnswer struct {
 
 // firstRun is one agent's way from a new user's first start to its prompt.
 type firstRun struct {
-	agent   string
-	start   func(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent
-	prompt  string // on the screen at the empty prompt
-	answers []firstRunAnswer
+	agent  string
+	start  func(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent
+	prompt string // on the screen at the empty prompt
+	// atPrompt, when set, decides instead of prompt whether a screen is
+	// the empty prompt (Gemini: GeminiAtPrompt).
+	atPrompt func(screen string) bool
+	answers  []firstRunAnswer
 	// ask puts a prompt to the agent at its prompt and waits for the
 	// answer: the first run ended where it should.
 	ask func(t *testing.T, a *Agent)
@@ -160,7 +163,7 @@ func (a *Agent) readyHolds(fr firstRun, met []firstRunAnswer) bool {
 		}
 		screen := a.Screen()
 		switch {
-		case strings.Contains(screen, fr.prompt):
+		case strings.Contains(screen, fr.prompt) || fr.atPrompt != nil && fr.atPrompt(screen):
 			missingSince = time.Time{}
 		case missingSince.IsZero():
 			missingSince = time.Now()
@@ -318,9 +321,10 @@ var codexFirstRun = firstRun{
 }
 
 var geminiFirstRun = firstRun{
-	agent:  "gemini",
-	start:  StartGemini,
-	prompt: GeminiPrompt,
+	agent:    "gemini",
+	start:    StartGemini,
+	prompt:   GeminiPrompt,
+	atPrompt: GeminiAtPrompt,
 	ask: func(t *testing.T, a *Agent) {
 		a.WaitGeminiReady()
 		submitGemini(t, a, "what is up")
