@@ -71,7 +71,7 @@ func TestE2EHostsPickAnswerExplain(t *testing.T) {
 
 	// The picker: the host column, the remote prompt and its preview.
 	p := f.pick("> remote")
-	for _, want := range []string{"bravo", "prompt: rm bravo", "answer: y yes · n no · 1-9 option", "Allow rm bravo? [y/n]"} {
+	for _, want := range []string{"bravo", "prompt: rm bravo", "answer: y yes · n no · 1-2 option", "Allow rm bravo? [y/n]"} {
 		f.tm.WaitForScreen(t, p, want, 20*time.Second)
 	}
 	f.tm.SendKeys(p, "y")

@@ -34,7 +34,7 @@ func TestE2EPickAnswers(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	pb := f.startConfirm("beta", "rm beta")
 	p := f.pick("> alpha")
-	for _, want := range []string{"prompt: rm alpha", "1. Yes · 2. No", "answer: y yes · n no · 1-9 option"} {
+	for _, want := range []string{"prompt: rm alpha", "1. Yes · 2. No", "answer: y yes · n no · 1-2 option"} {
 		f.tm.WaitForScreen(t, p, want, 10*time.Second)
 	}
 	f.tm.SendKeys(p, "y")

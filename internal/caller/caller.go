@@ -130,27 +130,41 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 		// every orphan on the host, and on some hosts its exe cannot be
 		// read, which would otherwise fail closed for everyone.
 		if up.SID != cur.SID && (up.PID != 1 || cfg.Self == 1) {
-			uid, err := t.Owner(up.PID)
-			if err != nil {
-				return v, fmt.Errorf("caller %d: ancestor %d: %w", pid, up.PID, err)
-			}
 			sup := up.PID == cfg.Self
-			if uid != cfg.UID && !sup {
-				v.Chain = append(v.Chain, link)
-				cur = up
-				continue // another user's process: not one of our supervisors
-			}
 			if !sup {
-				exe, err := t.Exe(up.PID)
-				switch {
-				case errors.Is(err, ErrGone):
+				uid, err := t.Owner(up.PID)
+				if err != nil {
 					return v, fmt.Errorf("caller %d: ancestor %d: %w", pid, up.PID, err)
-				case err != nil:
-					// Our uid, dumpable, and yet unreadable: it could be
-					// sup; fail closed.
-					sup = true
-				default:
-					sup = IsSup(exe, cfg.SelfExe)
+				}
+				switch {
+				case uid == cfg.UID:
+					exe, err := t.Exe(up.PID)
+					switch {
+					case errors.Is(err, ErrGone):
+						return v, fmt.Errorf("caller %d: ancestor %d: %w", pid, up.PID, err)
+					case err != nil:
+						// Our uid, and its exe unreadable: the process is
+						// not dumpable (a setuid program's child after it
+						// dropped privileges, such as sshd's session
+						// process, which some kernels leave owned by the
+						// user). Its comm, which execve set and no other
+						// process can change, says whether it is sup.
+						sup = CommIsSup(up.Comm, cfg.SelfExe)
+					default:
+						sup = IsSup(exe, cfg.SelfExe)
+					}
+				case uid == 0:
+					// A stock kernel shows a process that is not dumpable
+					// as root's: a sup started from a binary the user
+					// cannot read (mode 0711) would hide here, so its
+					// comm decides (a root process named sup above a
+					// session leader encloses: fail closed).
+					sup = CommIsSup(up.Comm, cfg.SelfExe)
+				}
+				if !sup && uid != cfg.UID {
+					v.Chain = append(v.Chain, link)
+					cur = up
+					continue // another user's process: not one of our supervisors
 				}
 			}
 			if sup {
@@ -170,6 +184,29 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 func IsSup(exe, selfExe string) bool {
 	exe = strings.TrimSuffix(exe, " (deleted)")
 	return exe != "" && (exe == strings.TrimSuffix(selfExe, " (deleted)") || filepath.Base(exe) == "sup")
+}
+
+// CommIsSup reports whether comm (a process's name, /proc/PID/stat's
+// second field: the executable's base name cut to 15 bytes by execve) is
+// sup's: "sup", or the decider's own executable's name.
+func CommIsSup(comm, selfExe string) bool {
+	if comm == "" {
+		return false
+	}
+	return comm == "sup" || comm == commOf(strings.TrimSuffix(selfExe, " (deleted)"))
+}
+
+// commOf is the comm execve gives a program at path: its base name, at
+// most TASK_COMM_LEN-1 (15) bytes.
+func commOf(path string) string {
+	if path == "" {
+		return ""
+	}
+	b := filepath.Base(path)
+	if len(b) > 15 {
+		b = b[:15]
+	}
+	return b
 }
 
 // String is the chain as whoami prints it: caller first, enclosing

@@ -77,9 +77,15 @@ func host() fake {
 			80: p(80, 41, 80, 17, me, "sup"),   // a nested `sup start` run by the agent
 			81: p(81, 80, 81, 18, me, "codex"), // its agent
 			82: p(82, 81, 81, 19, me, "sup"),   // calling
-			90: p(90, 10, 90, 6, me, "x"),      // a process whose exe we cannot read …
+			90: p(90, 10, 90, 6, me, "sshd"),   // a process whose exe we cannot read (sshd's session process, some kernels) …
 			91: p(91, 90, 91, 20, me, "sup"),   // … above a session leader
 			95: p(95, 1, 95, 21, me, "nohup"),  // an orphan adopted by init, whose exe is unreadable
+			92: p(92, 10, 92, 6, me, "sup"),    // a sup whose exe we cannot read (not dumpable) …
+			93: p(93, 92, 93, 22, me, "bash"),  // … above its agent
+			96: p(96, 10, 96, 6, 0, "sup"),     // a sup shown as root's (not dumpable, stock kernel) …
+			97: p(97, 96, 97, 23, me, "bash"),  // … above its agent
+			98: p(98, 10, 98, 6, 0, "sshd"),    // sshd's session process, shown as root's …
+			99: p(99, 98, 99, 24, me, "sup"),   // … above `sup relay`
 		},
 		exes: map[int]string{
 			10: "/usr/bin/tmux", 20: "/bin/bash", 30: "/usr/local/bin/sup", 31: "/usr/local/bin/sup",
@@ -109,7 +115,10 @@ func TestDecide(t *testing.T) {
 		{"sudo between the agent and the caller", 71, 0, Agent, []int{30}},
 		{"a nested supervisor's agent", 82, 0, Agent, []int{80, 30}},
 		{"self encloses whatever its exe", 42, 30, Agent, []int{30}},
-		{"an unreadable exe above a session leader fails closed", 91, 0, Agent, []int{90}},
+		{"an unreadable exe above a session leader: its comm is not sup's (sshd's session process)", 91, 0, Operator, nil},
+		{"an unreadable exe above a session leader: its comm is sup's", 93, 0, Agent, []int{92}},
+		{"a sup shown as root's (not dumpable) encloses by its comm", 97, 0, Agent, []int{96}},
+		{"a root process not named sup does not (sshd above sup relay)", 99, 0, Operator, nil},
 		{"pid 0: another pid namespace", 0, 0, Agent, nil},
 		{"init never encloses (an orphan of the operator)", 95, 0, Operator, nil},
 	} {
@@ -223,4 +232,26 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("comm %q is not what the parentheses hold", p.Comm)
 		}
 	})
+}
+
+// TestCommIsSup: a comm names sup when it is "sup" or the decider's own
+// executable's name as execve cuts it (15 bytes).
+func TestCommIsSup(t *testing.T) {
+	for _, c := range []struct {
+		comm, self string
+		want       bool
+	}{
+		{"sup", "/usr/local/bin/sup", true},
+		{"sup", "", true},
+		{"supervisor.tes", "/tmp/go/supervisor.test", false},
+		{"supervisor.test", "/tmp/go/supervisor.test", true},
+		{"sup-nightly-bui", "/opt/sup-nightly-build", true},
+		{"sshd", "/usr/local/bin/sup", false},
+		{"", "", false},
+		{"sup", "/usr/local/bin/sup (deleted)", true},
+	} {
+		if got := CommIsSup(c.comm, c.self); got != c.want {
+			t.Errorf("CommIsSup(%q, %q) = %v, want %v", c.comm, c.self, got, c.want)
+		}
+	}
 }

@@ -28,6 +28,9 @@
 //     start times and the executables of the enclosing processes, all read
 //     from /proc. Files in the runtime and state directories (which every
 //     process of the uid can write) never make a caller the operator.
+//   - An ancestor whose exe cannot be read (not dumpable: of our uid on
+//     some kernels, root's on a stock one) is judged by its comm, which
+//     execve set and no other process can change (CommIsSup).
 //   - Walking goes on above processes of other uids: a sudo between the
 //     caller and its agent does not hide the agent.
 //   - A caller the kernel could not name (pid 0: another pid namespace)
