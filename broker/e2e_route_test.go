@@ -197,8 +197,11 @@ func TestE2ERouteBringsBackCommand(t *testing.T) {
 		!strings.Contains(err.Error(), "prog.sh") {
 		t.Fatalf("route to a deleted program: %v", err)
 	}
-	if took > 2*time.Second {
-		t.Fatalf("the failed route took %v, want within 2s", took)
+	// The point is failing at the supervisor's exit, not after the
+	// start timeout (30 s): 5 s leaves the suite's load its margin (2 s
+	// was exceeded by 0.25 s in a whole-suite run).
+	if took > 5*time.Second {
+		t.Fatalf("the failed route took %v, want within 5s (the start timeout is 30s)", took)
 	}
 	if strings.Contains(err.Error(), "see the window") {
 		t.Fatalf("the failure points at a window that is gone: %v", err)
