@@ -37,10 +37,10 @@ type firstRun struct {
 	agent  string
 	start  func(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent
 	prompt string // on the screen at the empty prompt
-	// atPrompt, when set, decides instead of prompt whether a screen is
-	// the empty prompt (Gemini: GeminiAtPrompt).
-	atPrompt func(screen string) bool
-	answers  []firstRunAnswer
+	// relaunching, when set, says the agent is restarting itself: the
+	// screen is on the way to the prompt (Gemini: GeminiRelaunching).
+	relaunching func(screen string) bool
+	answers     []firstRunAnswer
 	// ask puts a prompt to the agent at its prompt and waits for the
 	// answer: the first run ended where it should.
 	ask func(t *testing.T, a *Agent)
@@ -163,7 +163,7 @@ func (a *Agent) readyHolds(fr firstRun, met []firstRunAnswer) bool {
 		}
 		screen := a.Screen()
 		switch {
-		case strings.Contains(screen, fr.prompt) || fr.atPrompt != nil && fr.atPrompt(screen):
+		case strings.Contains(screen, fr.prompt) || fr.relaunching != nil && fr.relaunching(screen):
 			missingSince = time.Time{}
 		case missingSince.IsZero():
 			missingSince = time.Now()
@@ -321,10 +321,10 @@ var codexFirstRun = firstRun{
 }
 
 var geminiFirstRun = firstRun{
-	agent:    "gemini",
-	start:    StartGemini,
-	prompt:   GeminiPrompt,
-	atPrompt: GeminiAtPrompt,
+	agent:       "gemini",
+	start:       StartGemini,
+	prompt:      GeminiPrompt,
+	relaunching: GeminiRelaunching,
 	ask: func(t *testing.T, a *Agent) {
 		a.WaitGeminiReady()
 		submitGemini(t, a, "what is up")

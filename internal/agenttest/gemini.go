@@ -142,7 +142,7 @@ func (a *Agent) WaitGeminiReady() {
 	var since time.Time
 	testutil.WaitUntil(a.T, 2*ScreenTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
 		s := a.Screen()
-		if !GeminiAtPrompt(s) || strings.Contains(s, geminiInitializing) {
+		if !strings.Contains(s, GeminiPrompt) || strings.Contains(s, geminiInitializing) {
 			since = time.Time{}
 			return false
 		}
@@ -156,24 +156,18 @@ func (a *Agent) WaitGeminiReady() {
 	})
 }
 
-// GeminiAtPrompt reports whether s shows Gemini CLI's empty input box:
-// GeminiPrompt, or the box's "> " row above its "workspace (/directory)"
-// footer holding a line Gemini CLI wrote raw over the placeholder. Gemini
-// 0.61 sometimes prints a console.debug line ("[SessionSummary] No session
-// files found") straight to the terminal as it restarts after the trust
-// answer; it lands at the cursor, in the input box, and Ink does not
-// redraw that row until the next change (seen in CI under load). The
-// screen is the prompt all the same, and sup rightly reads it ready.
-func GeminiAtPrompt(s string) bool {
-	if strings.Contains(s, GeminiPrompt) {
-		return true
-	}
-	return geminiStrayPrompt.MatchString(s)
-}
+// GeminiRelaunching reports whether s shows Gemini CLI 0.61 relaunching
+// itself after the trust answer: the relaunched process prints a
+// console.debug line ("[SessionSummary] No session files found") straight
+// to the terminal as it starts; it lands at the old screen's cursor, in
+// the input box, and stays there until the new process draws its own
+// screen (seconds, under load: seen in CI). The old prompt is not the
+// new one: a key typed now is lost with the old process.
+func GeminiRelaunching(s string) bool { return geminiStrayPrompt.MatchString(s) }
 
-// geminiStrayPrompt: the input box's row, then at most one blank row,
-// then the footer.
-var geminiStrayPrompt = regexp.MustCompile(`(?m)^ > \S.*\n(?:\s*\n)? workspace \(/directory\)`)
+// geminiStrayPrompt: the input box's row holding text, then at most one
+// blank row, then the footer.
+var geminiStrayPrompt = regexp.MustCompile(`(?m)^ > \[SessionSummary\].*\n(?:\s*\n)? workspace \(/directory\)`)
 
 // geminiInitializing shows above the input box until Gemini CLI has
 // initialised ("ℹ Initializing... Prompts will be queued.").
