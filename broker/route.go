@@ -71,6 +71,10 @@ type Router struct {
 	// TriggerWait bounds the trigger call: long, since a trigger with
 	// wait blocks until its final outcome.
 	TriggerWait time.Duration
+	// Progress, when set, follows a waiting trigger's progress while
+	// deliver waits for its outcome (the CLI says why it waits, as a
+	// waiting `sup trigger` does: specs/triggers.md); stop ends it.
+	Progress func(ctx context.Context, s Listing, triggerID string) (stop func())
 	// AuditLimits rotate the audit trail the routing steps are appended to
 	// (config.yaml's audit:; zero fields: defaults).
 	AuditLimits store.AuditConfig
@@ -435,6 +439,9 @@ func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, q Rout
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, r.TriggerWait)
 	defer cancel()
+	if r.Progress != nil {
+		defer r.Progress(ctx, s, p.TriggerID)()
+	}
 	var tr ipc.TriggerResult
 	if err := c.Call(ctx, ipc.MethodTrigger, p, &tr); err != nil {
 		code := ipc.CodeInternal

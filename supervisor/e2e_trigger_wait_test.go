@@ -20,7 +20,13 @@ import (
 // it with its stderr, killed at the end of the test whatever happened.
 func (r *rig) startTrigger(args ...string) (*exec.Cmd, *testutil.Buffer, *bytes.Buffer) {
 	r.t.Helper()
-	cmd := exec.Command(r.bins.Sup, append([]string{"trigger"}, args...)...)
+	return r.startVerb("trigger", args...)
+}
+
+// startVerb runs `sup VERB ARGS...` as startTrigger does.
+func (r *rig) startVerb(verb string, args ...string) (*exec.Cmd, *testutil.Buffer, *bytes.Buffer) {
+	r.t.Helper()
+	cmd := exec.Command(r.bins.Sup, append([]string{verb}, args...)...)
 	cmd.Env, cmd.Dir = r.Environ(), r.dir
 	var stdout bytes.Buffer
 	stderr := &testutil.Buffer{}
@@ -151,5 +157,30 @@ func TestE2ETriggerCancelFromAnotherShell(t *testing.T) {
 	}
 	if got := r.recorded(rec); got != "x" {
 		t.Fatalf("the agent read %q", got)
+	}
+}
+
+// TestE2ERouteWaitSaysWhy: a route to a running session whose trigger is
+// deferred behind the human's typing says so on stderr, as a waiting `sup
+// trigger` does (a new user's route waited ten silent minutes), and the
+// trigger goes out once the typing stops.
+func TestE2ERouteWaitSaysWhy(t *testing.T) {
+	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
+	pane := r.start("-ready", "-raw", "-ack")
+	r.tm.SendLiteral(pane, "x")
+	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
+	cmd, stderr, stdout := r.startVerb("route", "--name", "doc", "--id", "rw-1", "please deploy")
+	testutil.WaitUntil(t, 10*time.Second, "the deferral line", func() bool {
+		if !strings.Contains(stderr.String(), "sup: trigger rw-1 to doc deferred: the human is typing in the pane (OPERATOR_BUSY)") {
+			r.tm.SendLiteral(pane, "x") // keep the operator busy until the line shows
+			return false
+		}
+		return true
+	})
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("sup route: %v; stderr %q", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "routed to the running session doc") || !strings.Contains(stderr.String(), "goes out now") {
+		t.Fatalf("stdout %q stderr %q", stdout.String(), stderr.String())
 	}
 }

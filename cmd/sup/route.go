@@ -63,6 +63,10 @@ func routeCommand() *cli.Command {
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
 				DefaultServer: cmd.Bool("tmux-default"), StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
 			}
+			if !cmd.Bool("json") && p.Wait {
+				// A waiting route is never silent (specs/triggers.md).
+				r.Progress = func(ctx context.Context, s broker.Listing, id string) func() { return showProgress(ctx, os.Stderr, s, id) }
+			}
 			q := broker.RouteQuery{Workspace: cmd.String("workspace"), Role: cmd.String("role"), Name: cmd.String("name")}
 			res, err := r.Route(ctx, q, p)
 			var pe *ipc.Error
