@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -326,4 +327,33 @@ func TestSessionRestartKeepsStartedPlan(t *testing.T) {
 		log, _ := os.ReadFile(filepath.Join(dir, "session.log")) // Best effort: polled.
 		return strings.Contains(string(log), "msg=frontmatter_changed") && strings.Contains(string(log), "sup stop, then sup start")
 	})
+}
+
+// TestSessionRestartDocumentSwappedForFIFO: the agent replaces its
+// document with a FIFO nobody writes: the respawn does not hang reading
+// it (it is only read to log a change), it logs that the frontmatter is
+// unreadable and runs the started plan.
+func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
+	r := newSessionRig(t, "")
+	doc := r.s.Plan().Document
+	if err := os.Remove(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := r.s.current()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the new child", func() bool {
+		c := r.s.current()
+		return c != nil && c != old
+	})
+	log, _ := os.ReadFile(filepath.Join(filepath.Dir(r.record), "session.log")) // Best effort: checked below.
+	if !strings.Contains(string(log), "msg=frontmatter_unreadable") || !strings.Contains(string(log), "not a regular file") {
+		t.Fatalf("no frontmatter_unreadable line naming the FIFO:\n%s", log)
+	}
 }

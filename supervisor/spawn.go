@@ -4,7 +4,10 @@ package supervisor
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"reflect"
+	"syscall"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/plan"
@@ -102,10 +105,14 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 // noteFrontmatterChange logs, at a respawn, that the document's frontmatter
 // no longer says what the session was started with. The started plan is
 // kept: a user who wants the new settings stops and starts the session.
+// The document is the agent's to write, so it is read as hostile: only a
+// regular file, opened without blocking (a FIFO swapped in must not hang
+// the respawn), and only its first maxFrontmatterRead bytes.
 func (s *Session) noteFrontmatterChange(pl *plan.Plan) {
-	fm, err := plan.ReadFrontmatter(pl.Document)
+	fm, err := readFrontmatterBounded(pl.Document)
 	if err != nil {
-		s.log.Warn("frontmatter_unreadable", "err", err, "kept", "the plan sup start resolved")
+		s.log.Warn("frontmatter_unreadable", "document", pl.Document, "err", err,
+			"kept", "the plan sup start resolved")
 		return
 	}
 	if reflect.DeepEqual(fm, pl.Frontmatter) {
@@ -114,6 +121,30 @@ func (s *Session) noteFrontmatterChange(pl *plan.Plan) {
 	s.log.Warn("frontmatter_changed", "document", pl.Document,
 		"kept", "the plan sup start resolved (name, workspace, role, profile, command, cwd, env)",
 		"hint", "to run with the new frontmatter: sup stop, then sup start")
+}
+
+// maxFrontmatterRead bounds what a respawn reads of the document: the
+// frontmatter is at its start.
+const maxFrontmatterRead = 1 << 20
+
+func readFrontmatterBounded(doc string) (plan.Frontmatter, error) {
+	f, err := os.OpenFile(doc, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return plan.Frontmatter{}, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFrontmatterRead))
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	return plan.ParseFrontmatter(doc, data)
 }
 
 // followResize copies the pane's size to the child's pty now and on every
