@@ -289,3 +289,48 @@ func TestE2ERouteCallerEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ERoutePlantedResumeID: sessions.json is writable by any agent of
+// the uid. A recorded conversation id that is not of the profile's
+// resume_id_pattern (here a flag) is never passed to sup start: the route
+// starts the session fresh and says why; without tmux the headless route
+// fails naming the refused id, not a missing headless_resume.
+func TestE2ERoutePlantedResumeID(t *testing.T) {
+	f := newFleet(t, routeConfig)
+	f.write("config/sup/profiles/fake.yaml", routeProfile)
+	doc := f.routeDoc("rev", "w1", "reviewer")
+	planted := "--dangerously-skip-permissions"
+	data, _ := json.Marshal(store.Registry{Version: 1, Sessions: map[string]store.RegistryEntry{doc: {
+		Workspace: "w1", Role: "reviewer", Name: "rev", Document: doc, Profile: "fake", AgentSessionID: planted, CWD: f.dir, UpdatedAt: 1,
+	}}})
+	f.write("state/sup/sessions.json", string(data))
+
+	// Without tmux: the headless route names the refused id.
+	env := []string{"PATH=" + filepath.Dir(f.bins.FakeAgent), "HOME=" + f.dir}
+	for k, v := range f.env {
+		if k != "PATH" {
+			env = append(env, k+"="+v)
+		}
+	}
+	_, err := f.supEnv(env, "route", "--name", "rev", "headless?")
+	if err == nil || !strings.Contains(err.Error(), "RESUME_FAILED") || !strings.Contains(err.Error(), "is refused") ||
+		!strings.Contains(err.Error(), "starts with -") || strings.Contains(err.Error(), "has no headless_resume") {
+		t.Fatalf("headless route with a planted id: %v", err)
+	}
+
+	out, err := f.sup("route", "--name", "rev", "--ack-timeout", "5s", "hello")
+	if err != nil {
+		t.Fatalf("route with a planted id: %q %v", out, err)
+	}
+	if !strings.Contains(out, "routed to rev, started fresh in tmux pane %") || !strings.Contains(out, "delivered") ||
+		!strings.Contains(out, "is refused") || !strings.Contains(out, "starts with -") {
+		t.Fatalf("route with a planted id: %q", out)
+	}
+	if st := f.session("rev").State; st.Title == planted || st.AgentSessionID == planted {
+		t.Fatalf("the planted id reached the agent: title %q agent session %q", st.Title, st.AgentSessionID)
+	}
+	b, _ := os.ReadFile(filepath.Join(f.dir, "state", "sup", "audit.jsonl"))
+	if !strings.Contains(string(b), `"step":"spawn","query":"name=rev"`) || !strings.Contains(string(b), "is refused") {
+		t.Fatalf("the audit does not say why the route started fresh:\n%s", b)
+	}
+}

@@ -224,24 +224,24 @@ var passEnv = []string{"SUP_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "
 // uses those and not the tmux server's environment. **Decision**
 // (specs/broker.md, "Routing"): a variable the session ran with and cannot
 // do without (sessions.json's env_names) missing in the caller refuses the
-// route before anything starts.
-func (r *Router) callerEnv(e store.RegistryEntry) (env, names []string, err error) {
+// route before anything starts. The profile is the one that start will run.
+func (r *Router) callerEnv(e store.RegistryEntry) (env, names []string, prof plan.Profile, err error) {
 	for _, k := range e.EnvNames {
 		if _, ok := lookupEnv(r.Env, k); !ok {
 			who := cmp.Or(e.Name, e.Document)
-			return nil, nil, fmt.Errorf("%s is not set here, and %s ran with it: run sup route from a shell that has it (or start %s anew with sup start from here)", k, who, who)
+			return nil, nil, prof, fmt.Errorf("%s is not set here, and %s ran with it: run sup route from a shell that has it (or start %s anew with sup start from here)", k, who, who)
 		}
 	}
 	dir := e.CWD
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
-			return nil, nil, fmt.Errorf("current directory: %w", err)
+			return nil, nil, prof, fmt.Errorf("current directory: %w", err)
 		}
 	}
 	pl, err := plan.Resolve(plan.Options{Document: e.Document, CWD: e.CWDFlag, Profile: e.ProfileFlag, Command: e.Command,
 		InvocationDir: dir, Environ: r.Env})
 	if err != nil {
-		return nil, nil, fmt.Errorf("sup start would fail: %w", err)
+		return nil, nil, prof, fmt.Errorf("sup start would fail: %w", err)
 	}
 	for _, k := range append(pl.CallerNames(), passEnv...) {
 		v, ok := lookupEnv(r.Env, k)
@@ -250,7 +250,20 @@ func (r *Router) callerEnv(e store.RegistryEntry) (env, names []string, err erro
 		}
 		env, names = append(env, k+"="+v), append(names, k)
 	}
-	return env, names, nil
+	return env, names, pl.Profile, nil
+}
+
+// refusedResume says why e's recorded conversation cannot be resumed with
+// prof, or "" when it can. sessions.json is a file any agent of the uid
+// can write: an id that is not of the profile's resume_id_pattern never
+// reaches argv (plan.Profile.CheckAgentSessionID; specs/security.md,
+// "Hook data is data").
+func refusedResume(e store.RegistryEntry, prof plan.Profile) string {
+	err := prof.CheckAgentSessionID(e.AgentSessionID)
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("the conversation %s records for %s is refused: %v", store.RegistryFile, cmp.Or(e.Name, e.Document), err)
 }
 
 // spawn starts a supervisor for e in a new window of its workspace's tmux
@@ -265,9 +278,16 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	session := TmuxSessionName(workspace)
 	report := paths.RouteReport(r.RuntimeDir, os.Getpid(), time.Now().UnixNano())
 	defer os.Remove(report) // Best effort: absent when the start went well.
-	env, names, err := r.callerEnv(e)
+	env, names, prof, err := r.callerEnv(e)
 	if err != nil {
 		return r.fail(res, q, p, code, "%v", err)
+	}
+	if res.Route == RouteResume {
+		if why := refusedResume(e, prof); why != "" {
+			// Started fresh, as a supervisor's own restart would be.
+			res.Route, code, e.AgentSessionID = RouteFresh, ipc.CodeSpawnFailed, ""
+			res.Message = "(" + why + "; started fresh)"
+		}
 	}
 	argv := append([]string{r.Sup}, startArgs(res, e, q, report, names)...)
 	command := shellquote.Join(argv...)
@@ -296,7 +316,7 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	}
 	res.Pane = pane
 	r.audit(&res, routeAudit{Step: "spawn", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Document: e.Document, Pane: pane,
-		Message: "tmux " + session + ": " + strings.Join(argv, " ")})
+		Message: strings.TrimSpace(res.Message + " tmux " + session + ": " + strings.Join(argv, " "))})
 	s, err := r.waitStarted(ctx, server, pane, e.Document, report)
 	var se *startError
 	switch {
@@ -474,6 +494,9 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}
+	}
+	if why := refusedResume(e, prof); why != "" {
+		return r.fail(res, q, p, ipc.CodeResumeFailed, "tmux is not available and %s; a headless run needs a conversation to resume", why)
 	}
 	argv, ok := prof.HeadlessArgv(e.AgentSessionID, p.Prompt, env)
 	if !ok {

@@ -8,7 +8,7 @@
 // compiles the profile's classifier pack, opens the session log, the
 // control socket and the queue file, and makes sup the head of the agent's
 // process family (proc.BecomeFamilyHead, proc.StartGuard). Session.Run
-// then loops: spawn resolves the plan again and starts the child behind a
+// then loops: spawn starts the child from the plan Start resolved behind a
 // new pty (proc.StartChild), its output is pumped to the pane and into the
 // screen model that the classifier reads, hooks and the pane's keys feed
 // the activity tracker, and socket methods (state, inject, restart, stop,

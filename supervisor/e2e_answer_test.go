@@ -206,3 +206,30 @@ func TestE2EExplainForeground(t *testing.T) {
 		t.Fatalf("sup explain:\n%s", out)
 	}
 }
+
+// TestE2EAnswerCommandSwapped: the screen shows one question; a
+// PermissionRequest hook (here sent by the test, as one from the agent's
+// own tree would be: it is the agent's word either way) then says the
+// prompt is about `ls -la`. What is shown for approval changed, so the
+// prompt id changes: an answer with the id read before the swap is
+// PROMPT_CHANGED and types nothing; one with the new id answers.
+func TestE2EAnswerCommandSwapped(t *testing.T) {
+	r := newRig(t, "")
+	pane, st := r.startConfirm("delete the build")
+	r.hook(`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls -la"}}`, "--agent", "claude")
+	var swapped ipc.State
+	testutil.WaitUntil(t, 10*time.Second, "the hook's command in state", func() bool {
+		swapped = r.state("doc")
+		return swapped.PromptDetail == "ls -la" && swapped.PromptID != ""
+	})
+	if swapped.PromptID == st.PromptID {
+		t.Fatalf("the command shown changed to %q under the same prompt id %s", swapped.PromptDetail, st.PromptID)
+	}
+	if _, err := r.answer(ipc.AnswerParams{Choice: "yes", Expect: st.PromptID}); errCode(err) != ipc.CodePromptChanged {
+		t.Fatalf("an answer with the id read before the swap: %v, want PROMPT_CHANGED", err)
+	}
+	if _, err := r.answer(ipc.AnswerParams{Choice: "yes", Expect: swapped.PromptID}); err != nil {
+		t.Fatalf("an answer with the new id: %v", err)
+	}
+	r.tm.WaitFor(t, pane, "answered: y", 5*time.Second)
+}

@@ -22,7 +22,12 @@ import (
 // summary, the tool and its command), the screen's otherwise — and when
 // it appeared. It stays while the same dialog is open: the screen catching
 // up with a hook, a redraw, or a half-drawn frame do not change it. It
-// changes when the activity leaves needs_confirmation and comes back, when
+// changes whenever what is shown for approval changes — the reason, the
+// summary or the detail (the whole command) — so an answer sent with the
+// id of what its sender saw is refused (PROMPT_CHANGED) when a hook, even
+// one from the agent's own tree, swapped the command under the same
+// dialog (specs/security.md, "Hook data is data"). It changes when the
+// activity leaves needs_confirmation and comes back, when
 // the agent's own hook reports another prompt (after a hook reported the
 // first; a hook after the screen's word is the same dialog), or when the screen showed
 // the dialog, then something else (ready, busy, error), then a dialog
@@ -52,6 +57,7 @@ type promptTracker struct {
 	// cur is the identity given out for the open prompt.
 	cur struct {
 		since time.Time // the prompt's appearance the id belongs to
+		what  shownFor  // what it asks to approve, as the id was made from
 		id    string
 		shown bool // the screen has shown it
 	}
@@ -99,6 +105,23 @@ func (t *promptTracker) lastScreen() screenVerdict {
 	return t.screen
 }
 
+// shownFor is what a prompt shows for approval: the parts of the
+// tracker's state its id is made from, besides when it appeared.
+type shownFor struct{ reason, summary, detail string }
+
+// renew gives the open prompt a new id when it appeared at another time or
+// shows something else for approval than the id was made from, and
+// reports whether it did.
+func (t *promptTracker) renew(since time.Time, st activity.State) bool {
+	what := shownFor{st.Reason, st.Summary, st.Detail}
+	if t.cur.since.Equal(since) && t.cur.id != "" && t.cur.what == what {
+		return false
+	}
+	t.cur.since, t.cur.what = since, what
+	t.cur.id = activity.PromptID(what.reason, what.summary, what.detail, since)
+	return true
+}
+
 // openPrompt is the open prompt's identity as the tracker state st shows
 // it: its id ("" when none is open), and since, when it appeared.
 type openPrompt struct {
@@ -133,9 +156,7 @@ func (t *promptTracker) open(st activity.State) openPrompt {
 		// answer ends it through the tracker (the next turn's hook or
 		// screen), never through a look at the screen here: the box
 		// still reads ready while the answer is typed into it.
-		if !t.cur.since.Equal(key) || t.cur.id == "" {
-			t.cur.since, t.cur.id = key, activity.PromptID(st.Reason, st.Summary, "", key)
-		}
+		t.renew(key, st)
 		t.cur.shown = false
 		return openPrompt{id: t.cur.id, since: key, shownAt: key}
 	}
@@ -156,8 +177,8 @@ func (t *promptTracker) open(st activity.State) openPrompt {
 		// ready debounce, a hook's hold). No prompt to answer.
 		return openPrompt{}
 	}
-	if !t.cur.since.Equal(since) || t.cur.id == "" {
-		t.cur.since, t.cur.id, t.cur.shown = since, activity.PromptID(st.Reason, st.Summary, "", since), false
+	if t.renew(since, st) {
+		t.cur.shown = false
 	}
 	t.cur.shown = t.cur.shown || seen
 	p := openPrompt{id: t.cur.id, since: since}

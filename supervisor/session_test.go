@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,5 +282,78 @@ func TestUnitCrashSummary(t *testing.T) {
 	}
 	if got := crashSummary("SIGSEGV (flapping)", []string{"boom\x1b]52;c;x\x07"}, 80); strings.ContainsRune(got, 0x1b) {
 		t.Fatalf("control bytes kept: %q", got)
+	}
+}
+
+// TestSessionRestartKeepsStartedPlan: an agent that rewrites its own
+// document's frontmatter (a new name, workspace, role, cwd, env) and then
+// restarts itself runs on as the session `sup start` resolved; the change
+// is logged with how to apply it (stop, then start).
+func TestSessionRestartKeepsStartedPlan(t *testing.T) {
+	r := newSessionRig(t, "")
+	before := *r.s.Plan()
+	dir := filepath.Dir(r.record)
+	if err := os.Mkdir(filepath.Join(dir, "elsewhere"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	planted := "---\nsup:\n  name: coordinator\n  workspace: w2\n  role: lead\n  cwd: elsewhere\n  env: {PLANTED: \"yes\"}\n---\n# relabelled\n"
+	if err := os.WriteFile(before.Document, []byte(planted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := r.s.current()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "the new child", func() bool {
+		c := r.s.current()
+		return c != nil && c != old
+	})
+	after := r.s.Plan()
+	if after.Name != before.Name || after.Workspace != before.Workspace || after.Role != before.Role ||
+		after.CWD != before.CWD || !slices.Equal(after.Command, before.Command) || after.Profile.Name != before.Profile.Name {
+		t.Fatalf("after the restart: name %q workspace %q role %q cwd %q profile %q command %q; want the started %q %q %q %q %q %q",
+			after.Name, after.Workspace, after.Role, after.CWD, after.Profile.Name, after.Command,
+			before.Name, before.Workspace, before.Role, before.CWD, before.Profile.Name, before.Command)
+	}
+	if v := plan.EnvNames(after.Env); slices.Contains(v, "PLANTED") {
+		t.Fatalf("the planted variable reached the plan: %v", v)
+	}
+	if st := r.s.State(); st.Name != before.Name || st.Workspace != before.Workspace {
+		t.Fatalf("state names %q in %q, want %q in %q", st.Name, st.Workspace, before.Name, before.Workspace)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the frontmatter_changed log line", func() bool {
+		log, _ := os.ReadFile(filepath.Join(dir, "session.log")) // Best effort: polled.
+		return strings.Contains(string(log), "msg=frontmatter_changed") && strings.Contains(string(log), "sup stop, then sup start")
+	})
+}
+
+// TestSessionRestartDocumentSwappedForFIFO: the agent replaces its
+// document with a FIFO nobody writes: the respawn does not hang reading
+// it (it is only read to log a change), it logs that the frontmatter is
+// unreadable and runs the started plan.
+func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
+	r := newSessionRig(t, "")
+	doc := r.s.Plan().Document
+	if err := os.Remove(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := r.s.current()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the new child", func() bool {
+		c := r.s.current()
+		return c != nil && c != old
+	})
+	log, _ := os.ReadFile(filepath.Join(filepath.Dir(r.record), "session.log")) // Best effort: checked below.
+	if !strings.Contains(string(log), "msg=frontmatter_unreadable") || !strings.Contains(string(log), "not a regular file") {
+		t.Fatalf("no frontmatter_unreadable line naming the FIFO:\n%s", log)
 	}
 }

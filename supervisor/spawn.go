@@ -4,6 +4,10 @@ package supervisor
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"syscall"
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/plan"
@@ -12,8 +16,12 @@ import (
 	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
-// spawn resolves the plan again (the document, its frontmatter and the
-// project may have changed since the last run) and starts the child.
+// spawn starts the child from the plan `sup start` resolved. The plan is
+// never resolved again: what identifies the session and what it runs (name,
+// workspace, role, profile, command, cwd, env) are fixed for the
+// supervisor's life, since the document they came from is one the agent can
+// write (specs/security.md, "Fixed at start"). Only the agent session id a
+// resume uses changes between spawns.
 func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.mu.Lock()
 	first := s.attempts == 0
@@ -22,16 +30,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	agentID := s.agentSessionID
 	s.mu.Unlock()
 	if !first {
-		o := s.opts
-		o.SessionID = pl.SessionID
-		p, err := plan.Resolve(o)
-		if err != nil {
-			s.log.Error("resolve_failed", "err", err)
-			return nil, fmt.Errorf("spawn: %w", err)
-		}
-		pl = p
-		s.log.Info("cwd_resolved", "path", pl.CWD, "source", string(pl.CWDSource))
-		s.log.Info("env_resolved", "names", plan.EnvNames(pl.Env))
+		s.noteFrontmatterChange(pl)
 	}
 	pack, err := CompilePack(pl.Profile.Classify)
 	if err != nil {
@@ -79,14 +78,13 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 
 	s.guard.Run(c.PID())
 	s.mu.Lock()
-	s.plan = pl
 	s.child, s.spawning = c, false
 	s.spawns++
 	s.tracker.Started(c.StartedAt())
 	s.lifecycle = LifecycleRunning
 	s.mu.Unlock()
 	s.agent.crashRespawned()
-	s.publishQueue() // the new plan may bring a new name, workspace or role
+	s.publishQueue()
 	s.in.attach(c.Master())
 	if s.resizer != nil {
 		// A resize between reading the size and registering c went to nobody.
@@ -102,6 +100,51 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.goSafe(func() { w.screen(pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
 	s.goSafe(func() { w.stall(status, pl.Profile.StallThreshold()) })
 	return c, nil
+}
+
+// noteFrontmatterChange logs, at a respawn, that the document's frontmatter
+// no longer says what the session was started with. The started plan is
+// kept: a user who wants the new settings stops and starts the session.
+// The document is the agent's to write, so it is read as hostile: only a
+// regular file, opened without blocking (a FIFO swapped in must not hang
+// the respawn), and only its first maxFrontmatterRead bytes.
+func (s *Session) noteFrontmatterChange(pl *plan.Plan) {
+	fm, err := readFrontmatterBounded(pl.Document)
+	if err != nil {
+		s.log.Warn("frontmatter_unreadable", "document", pl.Document, "err", err,
+			"kept", "the plan sup start resolved")
+		return
+	}
+	if reflect.DeepEqual(fm, pl.Frontmatter) {
+		return
+	}
+	s.log.Warn("frontmatter_changed", "document", pl.Document,
+		"kept", "the plan sup start resolved (name, workspace, role, profile, command, cwd, env)",
+		"hint", "to run with the new frontmatter: sup stop, then sup start")
+}
+
+// maxFrontmatterRead bounds what a respawn reads of the document: the
+// frontmatter is at its start.
+const maxFrontmatterRead = 1 << 20
+
+func readFrontmatterBounded(doc string) (plan.Frontmatter, error) {
+	f, err := os.OpenFile(doc, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return plan.Frontmatter{}, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFrontmatterRead))
+	if err != nil {
+		return plan.Frontmatter{}, err
+	}
+	return plan.ParseFrontmatter(doc, data)
 }
 
 // followResize copies the pane's size to the child's pty now and on every

@@ -30,7 +30,12 @@ type Identifier struct {
 	Self int
 	Own  ipc.CallerSession
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// known is kept for the supervisor's life, which is sound because a
+	// session's name, id and workspace are fixed when `sup start` resolves
+	// them: no restart or respawn changes them (supervisor/spawn.go;
+	// specs/security.md, "Fixed at start"). A pid reused by a new
+	// supervisor has another start time, so another key.
 	known  map[Supervisor]ipc.CallerSession // by pid and start time
 	failed map[Supervisor]time.Time         // when naming it last failed
 }

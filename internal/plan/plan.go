@@ -30,9 +30,10 @@ type Options struct {
 	SocketPath    string   // exported to the child as SUP_SOCKET; may be empty
 }
 
-// Plan is everything resolved for one spawn of the child. It is resolved
-// again before every restart, so an edited document or a moved project takes
-// effect without restarting sup.
+// Plan is everything `sup start` resolved for the session. It is resolved
+// once and kept for the supervisor's life: a restart or respawn runs the same
+// plan, so an agent that rewrites its own document cannot relabel itself or
+// change what it runs (specs/security.md, "Fixed at start").
 type Plan struct {
 	SessionID   string
 	Document    string // absolute
