@@ -56,11 +56,18 @@ func (a *agentFacts) crashOver() bool {
 // the session waits on the human since the episode began, with the crash
 // as reason and summary unless the agent itself says why it waits. Between
 // runs (restarting, halted) the episode's reason wins whatever the last
-// look at the dead agent's screen said.
+// look at the dead agent's screen said, and the activity is error.
 func (a *agentFacts) present(st activity.State) activity.State {
 	c := a.crash
 	if c.since.IsZero() {
 		return st
+	}
+	if c.reason != "crashed" {
+		// No agent runs: what the screen shows now is sup's own countdown
+		// ("restarting in 28s"), whose output read as busy (a new user's
+		// crash-looping program showed busy in sup ls). The crash is the
+		// session's activity.
+		st.Activity = activity.Error
 	}
 	if !st.Stuck || c.reason != "crashed" {
 		st.Stuck, st.WaitingSince, st.Reason, st.Summary = true, c.since, c.reason, c.summary

@@ -19,6 +19,7 @@ import (
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
 // The in-process rig: a real Session and its trigger desk running the
@@ -355,5 +356,28 @@ func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(filepath.Dir(r.record), "session.log")) // Best effort: checked below.
 	if !strings.Contains(string(log), "msg=frontmatter_unreadable") || !strings.Contains(string(log), "not a regular file") {
 		t.Fatalf("no frontmatter_unreadable line naming the FIFO:\n%s", log)
+	}
+}
+
+// TestUnitCrashPresent: between runs of a crash loop (restarting, halted)
+// the session reads error whatever the screen showed — sup's own
+// countdown is output, and a new user's crash-looping program read busy —
+// waiting since the episode began, with the crash as reason and summary;
+// once its agent runs again (crashed) the agent's own activity stands.
+func TestUnitCrashPresent(t *testing.T) {
+	at := time.Unix(1000, 0)
+	var a agentFacts
+	busy := activity.State{Activity: activity.Busy, Reason: "output"}
+	if got := a.present(busy); got.Activity != activity.Busy || got.Stuck {
+		t.Fatalf("no episode: %+v", got)
+	}
+	a.crashed(at, "restarting", "exit 1 (transient): boom")
+	got := a.present(busy)
+	if got.Activity != activity.Error || !got.Stuck || !got.WaitingSince.Equal(at) || got.Reason != "restarting" || got.Summary != "exit 1 (transient): boom" {
+		t.Fatalf("restarting: %+v", got)
+	}
+	a.crashRespawned()
+	if got := a.present(busy); got.Activity != activity.Busy {
+		t.Fatalf("its agent runs again: %+v, want its own activity (busy)", got)
 	}
 }
