@@ -135,7 +135,7 @@ func (c *conn) subscribe(req *Request) bool {
 		e.Message += "; this connection still takes requests"
 		return !c.respond(req.ID, nil, e)
 	}
-	defer s.unholdSlot(c, false)
+	defer s.unholdSlot(c)
 	s.subMu.Lock()
 	if s.subs == nil {
 		s.subMu.Unlock()
