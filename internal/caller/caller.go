@@ -36,8 +36,10 @@ var ErrGone = errors.New("no such process")
 type Table interface {
 	Stat(pid int) (Proc, error)
 	// Owner is the uid owning /proc/PID: the process's uid, or 0 for a
-	// process that is not dumpable (sup never is: execve makes a process
-	// dumpable). Read only where the walk crosses a session.
+	// process that is not dumpable (execve of a binary the process cannot
+	// read makes it so: a sup installed mode 0711; Decide takes such a
+	// root-owned ancestor named sup for a supervisor). Read only where
+	// the walk crosses a session.
 	Owner(pid int) (int, error)
 	// Exe is the executable's path, " (deleted)" removed.
 	Exe(pid int) (string, error)
@@ -136,9 +138,17 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 			}
 			sup := up.PID == cfg.Self
 			if uid != cfg.UID && !sup {
-				v.Chain = append(v.Chain, link)
-				cur = up
-				continue // another user's process: not one of our supervisors
+				if uid != 0 || !commIsSup(up.Comm, cfg.SelfExe) {
+					v.Chain = append(v.Chain, link)
+					cur = up
+					continue // another user's process: not one of our supervisors
+				}
+				// Root owns /proc/PID of a process that is not dumpable: a
+				// supervisor of ours started from an unreadable (0711)
+				// binary is one, and its exe cannot be read. Named sup, it
+				// is taken for one (fail closed); sshd's and login's
+				// session processes are named otherwise and stay outside.
+				sup = true
 			}
 			if !sup {
 				exe, err := t.Exe(up.PID)
@@ -170,6 +180,19 @@ func Decide(t Table, pid int, cfg Config) (Verdict, error) {
 func IsSup(exe, selfExe string) bool {
 	exe = strings.TrimSuffix(exe, " (deleted)")
 	return exe != "" && (exe == strings.TrimSuffix(selfExe, " (deleted)") || filepath.Base(exe) == "sup")
+}
+
+// commIsSup reports whether a process's comm (its executable's name, at
+// most 15 bytes) is sup's: "sup", or the decider's own binary's name.
+func commIsSup(comm, selfExe string) bool {
+	if comm == "sup" {
+		return true
+	}
+	base := filepath.Base(strings.TrimSuffix(selfExe, " (deleted)"))
+	if selfExe == "" || base == "" {
+		return false
+	}
+	return comm == base[:min(len(base), 15)]
 }
 
 // String is the chain as whoami prints it: caller first, enclosing

@@ -80,6 +80,16 @@ func host() fake {
 			90: p(90, 10, 90, 6, me, "x"),      // a process whose exe we cannot read …
 			91: p(91, 90, 91, 20, me, "sup"),   // … above a session leader
 			95: p(95, 1, 95, 21, me, "nohup"),  // an orphan adopted by init, whose exe is unreadable
+			// A supervisor started from a 0711 binary is not dumpable:
+			// root owns its /proc entry and its exe cannot be read.
+			100: p(100, 20, 20, 22, 0, "sup"),
+			101: p(101, 100, 101, 23, me, "claude"), // its agent
+			102: p(102, 101, 101, 24, me, "sup"),    // calling
+			// The operator over ssh: sshd's session process is root's (or
+			// not dumpable), in another session, its exe unreadable.
+			110: p(110, 1, 110, 25, 0, "sshd"),
+			111: p(111, 110, 111, 26, me, "bash"),
+			112: p(112, 111, 111, 27, me, "sup"),
 		},
 		exes: map[int]string{
 			10: "/usr/bin/tmux", 20: "/bin/bash", 30: "/usr/local/bin/sup", 31: "/usr/local/bin/sup",
@@ -112,6 +122,8 @@ func TestDecide(t *testing.T) {
 		{"an unreadable exe above a session leader fails closed", 91, 0, Agent, []int{90}},
 		{"pid 0: another pid namespace", 0, 0, Agent, nil},
 		{"init never encloses (an orphan of the operator)", 95, 0, Operator, nil},
+		{"a non-dumpable supervisor (root owns its /proc, comm sup) fails closed", 102, 0, Agent, []int{100}},
+		{"the operator under sshd (root's, not named sup)", 112, 0, Operator, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg

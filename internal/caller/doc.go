@@ -29,7 +29,10 @@
 //     from /proc. Files in the runtime and state directories (which every
 //     process of the uid can write) never make a caller the operator.
 //   - Walking goes on above processes of other uids: a sudo between the
-//     caller and its agent does not hide the agent.
+//     caller and its agent does not hide the agent. One exception fails
+//     closed: root owns /proc/PID of a process that is not dumpable (a
+//     supervisor run from a 0711 binary), so an ancestor owned by root
+//     whose comm is sup's is taken for a supervisor.
 //   - A caller the kernel could not name (pid 0: another pid namespace)
 //     is an agent of an unidentified session.
 package caller
