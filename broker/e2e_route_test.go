@@ -126,7 +126,8 @@ func TestE2ERouteHeadless(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res struct{ Route, Log, Message string }
-	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Route != "headless" || !strings.Contains(res.Message, "tmux is not available") {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Route != "headless" || !strings.Contains(res.Message, "tmux is not available") ||
+		!strings.Contains(res.Message, "no supervisor watches it, and sup treats its tools as you") {
 		t.Fatalf("headless route: %q (%v)", out, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -519,7 +519,10 @@ func (r *Router) headless(ctx context.Context, res RouteResult, e store.Registry
 	}
 	res.PID, res.Log = cmd.Process.Pid, logPath
 	_ = cmd.Process.Release() // Best effort: detached on purpose; init reaps it.
-	res.Message = fmt.Sprintf("tmux is not available: ran the %s profile's headless resume of %s detached (pid %d, output in %s)", prof.Name, e.AgentSessionID, res.PID, logPath)
+	// Said in every headless answer: such an agent has no supervisor, so
+	// nothing encloses its tools and every supervisor takes them for the
+	// operator (specs/security.md, "What sup cannot stop").
+	res.Message = fmt.Sprintf("tmux is not available: ran the %s profile's headless resume of %s detached (pid %d, output in %s); started headless: no supervisor watches it, and sup treats its tools as you, the operator", prof.Name, e.AgentSessionID, res.PID, logPath)
 	r.audit(&res, routeAudit{Step: "headless", Query: q.String(), TriggerID: p.TriggerID, Route: RouteHeadless, Document: e.Document,
 		PID: res.PID, Message: res.Message})
 	return res, nil

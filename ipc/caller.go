@@ -1,6 +1,9 @@
 package ipc
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // CodeNotAllowed refuses a call the caller may not make: an agent asking
 // for what only the operator may give (an answer, raw keys, a forced
@@ -80,4 +83,27 @@ func CallerFromContext(ctx context.Context) (Caller, bool) {
 // request; tests and in-process callers may too).
 func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// agentKey is the key and label of the agent c is, for the held
+// connections' per-agent cap (ServerConfig.MaxWaitingPerPeer): its
+// outermost enclosing session, so that an agent that starts supervisors of
+// its own cannot multiply its share by nesting, keyed by its id, else its
+// supervisor's pid; agents of no identified session share one key. ""
+// for the operator.
+func agentKey(c Caller) (key, label string) {
+	if c.IsOperator() {
+		return "", ""
+	}
+	s := c.Session
+	if n := len(c.Enclosing); n > 0 {
+		s = &c.Enclosing[n-1]
+	}
+	switch {
+	case s != nil && s.ID != "":
+		return "id:" + s.ID, Caller{Kind: CallerAgent, Session: s}.Label()
+	case s != nil && s.SupPID > 0:
+		return fmt.Sprintf("sup:%d", s.SupPID), fmt.Sprintf("the agent of the supervisor with pid %d", s.SupPID)
+	}
+	return "unidentified", "an agent of an unidentified session"
 }

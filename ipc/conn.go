@@ -24,6 +24,11 @@ type conn struct {
 	br   *bufio.Reader
 	log  *slog.Logger
 	peer Peer
+	// agent keys the agent session the caller runs in, for the held
+	// connections' per-agent cap (Server.holdSlot); "" for the operator
+	// and when no Classify is set. Set once, before the first request.
+	agent      string
+	agentLabel string
 
 	done      chan struct{} // closed by close
 	closeOnce sync.Once
@@ -124,6 +129,7 @@ func (c *conn) serve() {
 		c.log = c.log.With("caller", who.Kind)
 		c.log.Debug("ipc: caller", "caller", who.Label(), "chain", who.Chain)
 		ctx = WithCaller(ctx, who)
+		c.agent, c.agentLabel = agentKey(who)
 		admitted = true
 		c.notify("connect", "caller", who)
 	} else {
@@ -181,7 +187,7 @@ func (c *conn) serve() {
 		res, err := c.call(hctx, h, req)
 		hungUp := stopWatch()
 		if waiting {
-			s.unholdSlot(c, true)
+			s.unholdSlot(c)
 		}
 		if hungUp {
 			s.inflight.Add(-1)

@@ -131,11 +131,11 @@ func (c *conn) subscribe(req *Request) bool {
 	// budget as waiting calls (Server.holdSlot), so followers cannot take
 	// the slots kept for hooks, state and stop.
 	if e := s.holdSlot(c, false); e != nil {
-		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: held slots full", "msg", e.Message)
+		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused subscribe: held connections full", "msg", e.Message)
 		e.Message += "; this connection still takes requests"
 		return !c.respond(req.ID, nil, e)
 	}
-	defer s.unholdSlot(c, false)
+	defer s.unholdSlot(c)
 	s.subMu.Lock()
 	if s.subs == nil {
 		s.subMu.Unlock()

@@ -40,10 +40,16 @@ type ServerConfig struct {
 	// rest are idle (evictable) or serve reserved calls, which are
 	// quick. Default DefaultMaxConns.
 	MaxConns int
-	// MaxWaitingPerPeer is how many calls of methods outside
-	// reservedMethods one peer process (SO_PEERCRED pid) may have inside
-	// handlers at once; its next one is answered TOO_MANY_CLIENTS and its
-	// connection closed. Default MaxConns/8 (16 of 128).
+	// MaxWaitingPerPeer is how many held connections — subscriptions and
+	// calls of methods outside reservedMethods inside handlers, together —
+	// one peer process (SO_PEERCRED pid) may have at once, and, when
+	// Classify names the caller an agent, one agent session (its outermost
+	// enclosing session: every process of its tree, nested supervisors'
+	// agents included) may have. Its next waiting call is answered
+	// TOO_MANY_CLIENTS and its connection closed; its next subscribe is
+	// answered TOO_MANY_CLIENTS and the connection stays. Default
+	// MaxConns/8 (16 of 128), so one process or one agent holds at most
+	// an eighth of the held budget and the operator's calls keep room.
 	MaxWaitingPerPeer int
 	// EvictIdleAfter is how long a connection must have been idle (no
 	// request in flight, none being read, not subscribed) before a new
@@ -193,9 +199,10 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	admitted  int
-	perPID    map[int]int // admitted connections per peer process
-	held      int         // connections subscribed or in a waiting call; see holdSlot
-	waiting   map[int]int // waiting calls per peer process; see holdSlot
+	perPID    map[int]int    // admitted connections per peer process
+	held      int            // connections subscribed or in a waiting call; see holdSlot
+	heldBy    map[int]int    // held connections per peer process; see holdSlot
+	heldByAg  map[string]int // held connections per agent (conn.agent); see holdSlot
 	closed    bool
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // handler calls not yet answered; see Shutdown
@@ -219,7 +226,8 @@ func NewServer(cfg ServerConfig) *Server {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
 		perPID:    map[int]int{},
-		waiting:   map[int]int{},
+		heldBy:    map[int]int{},
+		heldByAg:  map[string]int{},
 		subs:      map[*subscriber]struct{}{},
 		replay:    replayBuffer{max: cfg.EventBuffer},
 	}
@@ -451,40 +459,55 @@ var reservedMethods = map[string]bool{
 	MethodHook: true, MethodState: true, MethodStop: true, MethodCancelTrigger: true,
 }
 
-// holdSlot admits a waiting call of c's (a method outside
-// reservedMethods) into the two budgets that keep room for reserved calls:
-// its peer process may have at most MaxWaitingPerPeer waiting calls, and
-// all connections together at most maxHeld subscribed or waiting. Why this
-// guarantees room although a slot is taken at accept, before the method is
-// known: at most maxHeld connections are ever busy for long, so of the
-// MaxConns slots at least MaxConns/8 are idle (evictable by a newcomer,
-// see admit) or serve reserved calls, which end in milliseconds. A call
-// refused here gets the error and its connection is closed (see serve), so
-// the slot frees at once — given back here already, before the answer is
-// written, so that a process retrying in a loop never holds more than its
-// waiting calls. nil means held: pair it with unholdSlot.
+// holdSlot admits a held connection of c's — a waiting call (a method
+// outside reservedMethods) or a subscription — into the budgets that keep
+// room for reserved calls and for the operator: its peer process may hold
+// at most MaxWaitingPerPeer, so may its agent session when Classify named
+// one (conn.agent), and all connections together at most maxHeld. The
+// per-process and per-agent caps count subscriptions and waiting calls
+// together: the attack review's agent held 112 subscriptions from one
+// process, which left no room for the operator's `answer`. Why the reserve
+// holds although a slot is taken at accept, before the method is known:
+// at most maxHeld connections are ever busy for long, so of the MaxConns
+// slots at least MaxConns/8 are idle (evictable by a newcomer, see admit)
+// or serve reserved calls, which end in milliseconds. A waiting call
+// refused here gets the error and its connection is closed (see serve),
+// so the slot frees at once — given back here already, before the answer
+// is written, so that a process retrying in a loop never holds more than
+// its waiting calls. A refused subscribe keeps its connection (idle,
+// evictable). nil means held: pair it with unholdSlot.
 func (s *Server) holdSlot(c *conn, waiting bool) *Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if waiting && s.waiting[c.peer.PID] >= s.cfg.MaxWaitingPerPeer {
-		s.unadmit(c)
-		return Errorf(CodeTooManyClients,
-			"process %d already has %d calls waiting on this server, its limit; hook, state, stop and cancel_trigger are not limited",
-			c.peer.PID, s.waiting[c.peer.PID])
+	what := "subscriptions"
+	if waiting {
+		what = "waiting calls"
 	}
-	if s.held >= s.cfg.maxHeld() {
-		what := "subscriptions"
+	refuse := func(e *Error) *Error {
 		if waiting {
-			what = "waiting calls"
 			s.unadmit(c)
 		}
-		return Errorf(CodeTooManyClients,
+		return e
+	}
+	if c.agent != "" && s.heldByAg[c.agent] >= s.cfg.MaxWaitingPerPeer {
+		return refuse(Errorf(CodeTooManyClients,
+			"%s already has %d calls waiting or subscriptions on this server, its limit for one agent; no room for more %s (hook, state, stop and cancel_trigger are not limited)",
+			c.agentLabel, s.heldByAg[c.agent], what))
+	}
+	if n := s.heldBy[c.peer.PID]; n >= s.cfg.MaxWaitingPerPeer {
+		return refuse(Errorf(CodeTooManyClients,
+			"process %d already has %d calls waiting or subscriptions on this server, its limit; no room for more %s (hook, state, stop and cancel_trigger are not limited)",
+			c.peer.PID, n, what))
+	}
+	if s.held >= s.cfg.maxHeld() {
+		return refuse(Errorf(CodeTooManyClients,
 			"the server already has %d subscribed connections and waiting calls, its limit (%d of its %d slots stay for hook, state, stop and cancel_trigger); no room for more %s",
-			s.held, s.cfg.MaxConns-s.cfg.maxHeld(), s.cfg.MaxConns, what)
+			s.held, s.cfg.MaxConns-s.cfg.maxHeld(), s.cfg.MaxConns, what))
 	}
 	s.held++
-	if waiting {
-		s.waiting[c.peer.PID]++
+	s.heldBy[c.peer.PID]++
+	if c.agent != "" {
+		s.heldByAg[c.agent]++
 	}
 	return nil
 }
@@ -492,13 +515,16 @@ func (s *Server) holdSlot(c *conn, waiting bool) *Error {
 // unholdSlot ends what holdSlot admitted. A hung-up client's call stays
 // counted until its handler returns (handlers end soon once their context
 // is cancelled), so handlers that are slow to notice stay bounded too.
-func (s *Server) unholdSlot(c *conn, waiting bool) {
+func (s *Server) unholdSlot(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.held--
-	if waiting {
-		if s.waiting[c.peer.PID]--; s.waiting[c.peer.PID] <= 0 {
-			delete(s.waiting, c.peer.PID)
+	if s.heldBy[c.peer.PID]--; s.heldBy[c.peer.PID] <= 0 {
+		delete(s.heldBy, c.peer.PID)
+	}
+	if c.agent != "" {
+		if s.heldByAg[c.agent]--; s.heldByAg[c.agent] <= 0 {
+			delete(s.heldByAg, c.agent)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func sendRaw(t testing.TB, c net.Conn, id uint64, method string) {
 func (ts *testServer) counts() (admitted, held, waiting int) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	for _, n := range ts.waiting {
+	for _, n := range ts.heldBy {
 		waiting += n
 	}
 	return ts.admitted, ts.held, waiting
@@ -225,4 +226,105 @@ func TestHalfCloseThenCloseCancels(t *testing.T) {
 		a, held, waiting := ts.counts()
 		return wc.cancelled.Load() == 1 && a == 0 && held == 0 && waiting == 0
 	})
+}
+
+func subscribeRaw(t testing.TB, c net.Conn, id uint64) Response {
+	t.Helper()
+	writeAll(t, c, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": id, "method": "subscribe"})))
+	return readResponse(t, c)
+}
+
+// TestSubscriptionsCountPerProcess: subscriptions count with waiting
+// calls against one process's cap (the attack review's agent held 112
+// subscriptions from one process and locked the operator's `answer` out).
+// Its next subscribe is refused with the connection kept for requests;
+// its next waiting call is refused and closed; reserved calls still pass.
+func TestSubscriptionsCountPerProcess(t *testing.T) {
+	wc := &waitCounts{}
+	release := make(chan struct{})
+	defer close(release)
+	ts := startServer(t, ServerConfig{MaxConns: 32}, waitHandlers(wc, release)) // 4 per process
+	for i := range 3 {
+		if r := subscribeRaw(t, dialRaw(t, ts.path), uint64(i+1)); !r.OK {
+			t.Fatalf("subscription %d: %+v", i+1, r.Error)
+		}
+	}
+	c := dialRaw(t, ts.path)
+	sendRaw(t, c, 1, "wait")
+	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	over := dialRaw(t, ts.path)
+	r := subscribeRaw(t, over, 1)
+	if r.Error == nil || r.Error.Code != CodeTooManyClients || !strings.Contains(r.Error.Message, "no room for more subscriptions") || !strings.Contains(r.Error.Message, "process ") {
+		t.Fatalf("a 5th held connection (subscribe) of one process: %+v, want TOO_MANY_CLIENTS naming the process", r.Error)
+	}
+	sendRaw(t, over, 2, "state")
+	if r := readResponse(t, over); !r.OK {
+		t.Fatalf("state on the refused subscriber's connection: %+v", r.Error)
+	}
+	w := dialRaw(t, ts.path)
+	sendRaw(t, w, 1, "wait")
+	if r := readResponse(t, w); r.Error == nil || r.Error.Code != CodeTooManyClients || !strings.Contains(r.Error.Message, "no room for more waiting calls") {
+		t.Fatalf("a waiting call beside 3 subscriptions and 1 call: %+v, want TOO_MANY_CLIENTS", r.Error)
+	}
+	expectClosed(t, w, 2*time.Second)
+	if _, held, byPID := ts.counts(); held != 4 || byPID != 4 {
+		t.Fatalf("held %d (per process %d), want 4", held, byPID)
+	}
+}
+
+// TestHeldPerAgentSession: when Classify names the caller an agent, the
+// cap binds the agent's outermost enclosing session, whatever process (or
+// nested supervisor's session) the connection comes from; another agent
+// has its own share.
+func TestHeldPerAgentSession(t *testing.T) {
+	var mu sync.Mutex
+	verdict := Caller{Kind: CallerOperator}
+	setVerdict := func(c Caller) { mu.Lock(); verdict = c; mu.Unlock() }
+	a := CallerSession{Name: "a", ID: "a1"}
+	nested := Caller{Kind: CallerAgent, Session: &CallerSession{Name: "b", ID: "b1"}, Enclosing: []CallerSession{{Name: "b", ID: "b1"}, a}}
+	ts := startServer(t, ServerConfig{MaxConns: 32, Classify: func(p Peer) (Caller, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		v := verdict
+		v.PID = p.PID
+		return v, nil
+	}}, testHandlers) // 4 per agent
+	setVerdict(Caller{Kind: CallerAgent, Session: &a, Enclosing: []CallerSession{a}})
+	for i := range 2 {
+		if r := subscribeRaw(t, dialRaw(t, ts.path), uint64(i+1)); !r.OK {
+			t.Fatalf("agent a's subscription %d: %+v", i+1, r.Error)
+		}
+	}
+	setVerdict(nested) // an agent a's own supervisor runs: still a's share
+	for i := range 2 {
+		if r := subscribeRaw(t, dialRaw(t, ts.path), uint64(i+1)); !r.OK {
+			t.Fatalf("nested agent's subscription %d: %+v", i+1, r.Error)
+		}
+	}
+	r := subscribeRaw(t, dialRaw(t, ts.path), 9)
+	if r.Error == nil || r.Error.Code != CodeTooManyClients || !strings.Contains(r.Error.Message, `agent "a" (session a1) already has 4`) {
+		t.Fatalf("a 5th subscription inside agent a's tree: %+v, want TOO_MANY_CLIENTS naming agent a", r.Error)
+	}
+	ts.mu.Lock()
+	perAgent := ts.heldByAg["id:a1"]
+	ts.mu.Unlock()
+	if perAgent != 4 {
+		t.Fatalf("agent a holds %d, want 4", perAgent)
+	}
+}
+
+func TestAgentKey(t *testing.T) {
+	for _, tc := range []struct {
+		c         Caller
+		key, want string
+	}{
+		{Caller{Kind: CallerOperator}, "", ""},
+		{Caller{Kind: CallerAgent}, "unidentified", "an agent of an unidentified session"},
+		{Caller{Kind: CallerAgent, Session: &CallerSession{SupPID: 30}}, "sup:30", "the agent of the supervisor with pid 30"},
+		{Caller{Kind: CallerAgent, Session: &CallerSession{ID: "x"}, Enclosing: []CallerSession{{ID: "x"}, {Name: "o", ID: "o1"}}}, "id:o1", `agent "o" (session o1)`},
+	} {
+		if k, l := agentKey(tc.c); k != tc.key || l != tc.want {
+			t.Errorf("agentKey(%+v) = %q, %q; want %q, %q", tc.c, k, l, tc.key, tc.want)
+		}
+	}
 }

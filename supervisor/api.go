@@ -35,7 +35,7 @@ type api struct {
 	// server is the control socket's: its noisy-input limiter (Warn) and
 	// counters (metrics). nil in tests that build a Session alone.
 	server *ipc.Server
-	audit  *store.Audit // inject's lines (the desk writes triggers' and answers')
+	audit  *store.Audit // inject's lines and refused lifecycle/control calls' (the desk writes triggers' and answers')
 	log    *slog.Logger
 }
 

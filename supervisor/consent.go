@@ -5,9 +5,11 @@ package supervisor
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -32,7 +34,10 @@ func allowed(pl *plan.Plan, c ipc.Caller, act caller.Action, what string) error 
 	return ipc.Errorf(ipc.CodeNotAllowed, "%s: refused for %s: %s; nothing done", what, c.Label(), why)
 }
 
-// allow is allowed for a request's caller.
+// allow is allowed for a request's caller. A refused lifecycle or control
+// call (stop, restart, resume, skip, unblock) is audited here too
+// (store.RefusedRecord); inject audits its own refusal, and a refused hook
+// is only logged.
 func (a *api) allow(ctx context.Context, act caller.Action, what string) error {
 	c, _ := ipc.CallerFromContext(ctx)
 	err := allowed(a.s.Plan(), c, act, what)
@@ -42,6 +47,14 @@ func (a *api) allow(ctx context.Context, act caller.Action, what string) error {
 			a.server.Warn(ipc.NoisyNotAllowed, "not_allowed", args...)
 		} else {
 			a.log.Warn("not_allowed", args...)
+		}
+		if (act == caller.ActLifecycle || act == caller.ActControl) && a.audit != nil {
+			pl := a.s.Plan()
+			rec := store.RefusedRecord{Time: time.Now().UnixMilli(), Kind: store.KindRefused, Session: pl.SessionID, Document: pl.Document,
+				Method: what, Caller: &c, ErrorCode: ipc.CodeNotAllowed, Message: ipc.AsError(err).Message}
+			if aerr := a.audit.Append(rec); aerr != nil {
+				a.log.Error("audit_failed", "kind", store.KindRefused, "err", aerr)
+			}
 		}
 	}
 	return err

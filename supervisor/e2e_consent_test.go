@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -159,9 +160,12 @@ touch `+other+`/hooked; exec sleep 1000`)
 		if kind == "" {
 			kind = "trigger"
 		}
+		if kind == store.KindRefused {
+			kind, _ = l["method"].(string)
+		}
 		refused[kind+" by "+s["name"].(string)] = true
 	}
-	for _, want := range []string{"answer by sc", "inject by sc", "trigger by sc", "answer by sb", "inject by sb", "trigger by sb"} {
+	for _, want := range []string{"answer by sc", "inject by sc", "trigger by sc", "answer by sb", "inject by sb", "trigger by sb", "skip by sc", "skip by sb", "stop by sb"} {
 		if !refused[want] {
 			t.Errorf("no NOT_ALLOWED audit line for %s (have %v)", want, refused)
 		}

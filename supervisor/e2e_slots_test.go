@@ -263,3 +263,31 @@ func benchFlood(b *testing.B, floodArgs []string) {
 	b.ReportMetric(p(hooks, 0.5), "hook_p50_ms")
 	b.ReportMetric(p(hooks, 0.99), "hook_p99_ms")
 }
+
+// TestE2ESubscriptionFloodCannotLockOutOperator: the attack review's
+// subflood — one process opens 112 `subscribe` connections (subscriptions
+// have no idle timeout) — held the whole budget, and the operator's
+// `answer`, `trigger`, `inject` failed with TOO_MANY_CLIENTS for as long as
+// it liked. Now subscriptions count against the process's 16 held
+// connections, so the operator's waiting calls still get in beside them.
+func TestE2ESubscriptionFloodCannotLockOutOperator(t *testing.T) {
+	r := newRig(t, "")
+	r.start("-echo")
+	sock := r.sockets()[0]
+
+	report, exit := r.flood(sock, 112, "subscribe")
+	defer exit()
+	if report != "subscribed 16 refused 96 other 0" {
+		t.Fatalf("flood of 112 subscriptions from one process: %q, want 16 subscribed, 96 refused", report)
+	}
+	var res ipc.TriggerResult
+	took := within(t, "an operator's trigger beside 16 subscriptions", slotBound, func() {
+		if err := r.call(ipc.MethodTrigger, ipc.TriggerParams{TriggerID: "op-1", Prompt: "through the subscribers"}, &res); err != nil {
+			t.Fatalf("operator's trigger: %v", err)
+		}
+	})
+	injectTook := within(t, "sup inject beside 16 subscriptions", slotBound, func() {
+		r.mustSup("inject", "doc", "echo injected")
+	})
+	t.Logf("beside 16 subscriptions (96 refused): trigger %v (%s), inject %v", took, res.Result, injectTook)
+}

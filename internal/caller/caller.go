@@ -36,8 +36,10 @@ var ErrGone = errors.New("no such process")
 type Table interface {
 	Stat(pid int) (Proc, error)
 	// Owner is the uid owning /proc/PID: the process's uid, or 0 for a
-	// process that is not dumpable (sup never is: execve makes a process
-	// dumpable). Read only where the walk crosses a session.
+	// process that is not dumpable (execve of a binary the process cannot
+	// read makes it so: a sup installed mode 0711; Decide takes such a
+	// root-owned ancestor named sup for a supervisor). Read only where
+	// the walk crosses a session.
 	Owner(pid int) (int, error)
 	// Exe is the executable's path, " (deleted)" removed.
 	Exe(pid int) (string, error)

@@ -86,6 +86,16 @@ func host() fake {
 			97: p(97, 96, 97, 23, me, "bash"),  // … above its agent
 			98: p(98, 10, 98, 6, 0, "sshd"),    // sshd's session process, shown as root's …
 			99: p(99, 98, 99, 24, me, "sup"),   // … above `sup relay`
+			// A supervisor started from a 0711 binary is not dumpable:
+			// root owns its /proc entry and its exe cannot be read.
+			100: p(100, 20, 20, 22, 0, "sup"),
+			101: p(101, 100, 101, 23, me, "claude"), // its agent
+			102: p(102, 101, 101, 24, me, "sup"),    // calling
+			// The operator over ssh: sshd's session process is root's (or
+			// not dumpable), in another session, its exe unreadable.
+			110: p(110, 1, 110, 25, 0, "sshd"),
+			111: p(111, 110, 111, 26, me, "bash"),
+			112: p(112, 111, 111, 27, me, "sup"),
 		},
 		exes: map[int]string{
 			10: "/usr/bin/tmux", 20: "/bin/bash", 30: "/usr/local/bin/sup", 31: "/usr/local/bin/sup",
@@ -121,6 +131,8 @@ func TestDecide(t *testing.T) {
 		{"a root process not named sup does not (sshd above sup relay)", 99, 0, Operator, nil},
 		{"pid 0: another pid namespace", 0, 0, Agent, nil},
 		{"init never encloses (an orphan of the operator)", 95, 0, Operator, nil},
+		{"a non-dumpable supervisor (root owns its /proc, comm sup) fails closed", 102, 0, Agent, []int{100}},
+		{"the operator under sshd (root's, not named sup)", 112, 0, Operator, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg

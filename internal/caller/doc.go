@@ -32,7 +32,10 @@
 //     some kernels, root's on a stock one) is judged by its comm, which
 //     execve set and no other process can change (CommIsSup).
 //   - Walking goes on above processes of other uids: a sudo between the
-//     caller and its agent does not hide the agent.
+//     caller and its agent does not hide the agent. One exception fails
+//     closed: root owns /proc/PID of a process that is not dumpable (a
+//     supervisor run from a 0711 binary), so an ancestor owned by root
+//     whose comm is sup's is taken for a supervisor.
 //   - A caller the kernel could not name (pid 0: another pid namespace)
 //     is an agent of an unidentified session.
 package caller

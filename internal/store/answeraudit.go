@@ -59,3 +59,22 @@ type InjectRecord struct {
 	ErrorCode ipc.Code    `json:"error_code"`
 	Message   string      `json:"message,omitempty"`
 }
+
+// KindRefused marks the audit line of a `stop`, `restart`, `resume`,
+// `skip` or `unblock` the policy refused (specs/security.md, "Consent is
+// the operator's"). Refused triggers, answers and injects have their own
+// lines; a refused `hook` is only logged (rate-limited): hooks fire on
+// every tool call.
+const KindRefused = "refused"
+
+// RefusedRecord is one line of audit.jsonl: one call refused NOT_ALLOWED.
+type RefusedRecord struct {
+	Time      int64       `json:"time"`
+	Kind      string      `json:"kind"` // KindRefused
+	Session   string      `json:"session"`
+	Document  string      `json:"document"`
+	Method    string      `json:"method"`
+	Caller    *ipc.Caller `json:"caller"`
+	ErrorCode ipc.Code    `json:"error_code"` // NOT_ALLOWED
+	Message   string      `json:"message"`
+}

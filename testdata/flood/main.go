@@ -3,14 +3,16 @@
 // with wait on each (to a busy agent they all wait), then holds them until
 // its stdin closes, and exits without closing them (the kernel does).
 //
-//	flood SOCKET N [loop]
+//	flood SOCKET N [loop|subscribe]
 //
 // It prints one line: "waiting W refused R other O" — the calls still
 // waiting after a moment, those answered TOO_MANY_CLIENTS, and anything
 // else (connect failures, other answers). With loop, it then keeps N
 // calls outstanding until stdin closes: each call that ends (refused,
 // closed) is sent again at once on a new connection, the hardest one
-// process can press.
+// process can press. With subscribe, it sends `subscribe` instead of a
+// trigger (the attack review's subflood.py: subscriptions held from one
+// process) and prints "subscribed S refused R other O".
 package main
 
 import (
@@ -29,8 +31,12 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 3 || len(os.Args) > 4 || (len(os.Args) == 4 && os.Args[3] != "loop") {
-		fmt.Fprintln(os.Stderr, "usage: flood SOCKET N [loop]")
+	mode := ""
+	if len(os.Args) == 4 {
+		mode = os.Args[3]
+	}
+	if len(os.Args) < 3 || len(os.Args) > 4 || (mode != "" && mode != "loop" && mode != "subscribe") {
+		fmt.Fprintln(os.Stderr, "usage: flood SOCKET N [loop|subscribe]")
 		os.Exit(2)
 	}
 	n, err := strconv.Atoi(os.Args[2])
@@ -52,6 +58,9 @@ func main() {
 		p := ipc.TriggerParams{TriggerID: fmt.Sprintf("flood-%d-%d", os.Getpid(), i), ThreadID: fmt.Sprintf("flood-%d", i),
 			Prompt: "flood", Wait: true, Requester: "flood"}
 		req := map[string]any{"v": ipc.ProtocolVersion, "id": 1, "method": ipc.MethodTrigger, "params": p}
+		if mode == "subscribe" {
+			req = map[string]any{"v": ipc.ProtocolVersion, "id": 1, "method": ipc.MethodSubscribe}
+		}
 		if err := ipc.WriteFrame(c, req); err != nil {
 			counts["other"]++
 			continue
@@ -67,8 +76,12 @@ func main() {
 				kind = "waiting"
 			case err == nil:
 				var r ipc.Response
-				if msgpack.Unmarshal(body, &r) == nil && r.Error != nil && r.Error.Code == ipc.CodeTooManyClients {
+				switch {
+				case msgpack.Unmarshal(body, &r) != nil:
+				case r.Error != nil && r.Error.Code == ipc.CodeTooManyClients:
 					kind = "refused"
+				case r.OK && mode == "subscribe":
+					kind = "subscribed"
 				}
 			}
 			mu.Lock()
@@ -77,8 +90,12 @@ func main() {
 		}()
 	}
 	wg.Wait()
-	fmt.Printf("waiting %d refused %d other %d\n", counts["waiting"], counts["refused"], counts["other"])
-	if len(os.Args) == 4 {
+	if mode == "subscribe" {
+		fmt.Printf("subscribed %d refused %d other %d\n", counts["subscribed"], counts["refused"], counts["other"])
+	} else {
+		fmt.Printf("waiting %d refused %d other %d\n", counts["waiting"], counts["refused"], counts["other"])
+	}
+	if mode == "loop" {
 		for i := range n {
 			go func() {
 				for j := 0; ; j++ {
