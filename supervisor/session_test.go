@@ -301,16 +301,7 @@ func TestSessionRestartKeepsStartedPlan(t *testing.T) {
 	if err := os.WriteFile(before.Document, []byte(planted), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	old := r.s.current()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitUntil(t, 10*time.Second, "the new child", func() bool {
-		c := r.s.current()
-		return c != nil && c != old
-	})
+	r.restartFresh(t)
 	after := r.s.Plan()
 	if after.Name != before.Name || after.Workspace != before.Workspace || after.Role != before.Role ||
 		after.CWD != before.CWD || !slices.Equal(after.Command, before.Command) || after.Profile.Name != before.Profile.Name {
@@ -330,6 +321,22 @@ func TestSessionRestartKeepsStartedPlan(t *testing.T) {
 	})
 }
 
+// restartFresh restarts the session's agent fresh, as `sup restart
+// --fresh` does, and waits for the new child.
+func (r *sessionRig) restartFresh(t *testing.T) {
+	t.Helper()
+	old := r.s.current()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 10*time.Second, "the new child", func() bool {
+		c := r.s.current()
+		return c != nil && c != old
+	})
+}
+
 // TestSessionRestartDocumentSwappedForFIFO: the agent replaces its
 // document with a FIFO nobody writes: the respawn does not hang reading
 // it (it is only read to log a change), it logs that the frontmatter is
@@ -343,16 +350,7 @@ func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(doc, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	old := r.s.current()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := restartResult(r.s.ask(ctx, control{kind: ctrlRestart, fresh: true})); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitUntil(t, 5*time.Second, "the new child", func() bool {
-		c := r.s.current()
-		return c != nil && c != old
-	})
+	r.restartFresh(t)
 	log, _ := os.ReadFile(filepath.Join(filepath.Dir(r.record), "session.log")) // Best effort: checked below.
 	if !strings.Contains(string(log), "msg=frontmatter_unreadable") || !strings.Contains(string(log), "not a regular file") {
 		t.Fatalf("no frontmatter_unreadable line naming the FIFO:\n%s", log)

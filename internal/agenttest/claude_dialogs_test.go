@@ -20,13 +20,7 @@ import (
 // in the audit; both renderers.
 func TestClaudeFileAnswerSaysMode(t *testing.T) {
 	t.Parallel()
-	for _, r := range []struct {
-		name string
-		opts []Option
-	}{
-		{"fullscreen", nil},
-		{"classic", []Option{WithEnv("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1")}},
-	} {
+	for _, r := range claudeRenderers {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
 			a := StartClaude(t, testutil.NewTmux(t), r.opts...)

@@ -348,19 +348,23 @@ func testFirstRun(t *testing.T, fr firstRun) {
 
 func TestClaudeFirstRun(t *testing.T) { testFirstRun(t, claudeFirstRun) }
 
+// claudeRenderers are Claude Code's two renderers: fullscreen (its
+// default under tmux, on the alternate screen) and classic.
+var claudeRenderers = []struct {
+	name string
+	opts []Option
+}{
+	{"fullscreen", nil},
+	{"classic", []Option{WithEnv("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1")}},
+}
+
 // TestClaudeFirstRunAnswered: a new user walks Claude Code's whole first
 // run with `sup answer` alone, each screen in the queue with a summary
 // and its choice listed — in both renderers (fullscreen, Claude Code's
 // default under tmux, and classic).
 func TestClaudeFirstRunAnswered(t *testing.T) {
 	t.Parallel()
-	for _, r := range []struct {
-		name string
-		opts []Option
-	}{
-		{"fullscreen", nil},
-		{"classic", []Option{WithEnv("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1")}},
-	} {
+	for _, r := range claudeRenderers {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
 			fr := answered(claudeFirstRun)
