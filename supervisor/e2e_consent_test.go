@@ -115,7 +115,7 @@ touch `+other+`/hooked; exec sleep 1000`)
 	for _, f := range []string{"own/whoami", "own/answer", "own/human", "other/inject", "other/stop", "other/se", "other/sd"} {
 		t.Logf("%s: %s", f, read(filepath.Join(r.dir, f)))
 	}
-	if w := read(filepath.Join(own, "whoami")); !strings.Contains(w, `agent: agent "sc"`) {
+	if w := read(filepath.Join(own, "whoami")); !strings.HasPrefix(w, `agent "sc" (session `) {
 		t.Errorf("the double-forked setsid job's whoami: %q, want agent sc", w)
 	}
 	for _, c := range []struct{ dir, who string }{{own, `agent "sc"`}, {other, `agent "sb"`}} {

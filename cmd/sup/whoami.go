@@ -38,7 +38,7 @@ func whoamiCommand() *cli.Command {
 			if c.IsOperator() {
 				outln("operator")
 			} else {
-				outf("agent: %s\n", c.Label())
+				outln(c.Label())
 				for _, s := range c.Enclosing[1:] {
 					outf("inside: %s (workspace %s, supervisor pid %d)\n", s.Name, s.Workspace, s.SupPID)
 				}
