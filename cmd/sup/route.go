@@ -65,7 +65,9 @@ func routeCommand() *cli.Command {
 			}
 			if !cmd.Bool("json") && p.Wait {
 				// A waiting route is never silent (specs/triggers.md).
-				r.Progress = func(ctx context.Context, s broker.Listing, id string) func() { return showProgress(ctx, os.Stderr, s, id) }
+				r.Progress = func(ctx context.Context, s broker.Listing, id string) func() {
+					return showProgress(ctx, os.Stderr, s, id)
+				}
 			}
 			q := broker.RouteQuery{Workspace: cmd.String("workspace"), Role: cmd.String("role"), Name: cmd.String("name")}
 			res, err := r.Route(ctx, q, p)
