@@ -90,6 +90,7 @@ fuzz:
 	$(call fuzzrun,FuzzDetect,./supervisor/question/,15000x)
 	$(call fuzzrun,FuzzParseReply,./supervisor/modelread/,25000x)
 	$(call fuzzrun,FuzzRedact,./supervisor/modelread/,6000x)
+	$(call fuzzrun,FuzzParseStat,./internal/caller/,25000x)
 
 # lint also vets for darwin and freebsd: sup is Linux-only
 # (specs/supervisor.md, "Platforms"), elsewhere the Linux-only packages are
