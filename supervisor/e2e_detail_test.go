@@ -42,7 +42,7 @@ func TestE2EPromptDetailEveryView(t *testing.T) {
 		_, st := r.startConfirm("run it")
 		payload, _ := json.Marshal(map[string]any{"session_id": "conv-1", "hook_event_name": "PermissionRequest",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": c.command}})
-		// Again if `sup hook` gave up on its 90 ms budget (a loaded CI
+		// Again if `sup hook` gave up on its 250 ms budget (a loaded CI
 		// machine): the agent's hook is what this test is not about.
 		testutil.WaitUntil(t, 10*time.Second, "the hook's command in state", func() bool {
 			r.hook(string(payload))

@@ -113,7 +113,7 @@ func TestE2EHookNeverHangs(t *testing.T) {
 	}()
 	took := r.hookTo(mute, `{"session_id":"c","hook_event_name":"UserPromptSubmit"}`)
 	t.Logf("sup hook against a mute supervisor returned in %v", took)
-	if took > 2*time.Second { // its budget is 90 ms after start-up
+	if took > 2*time.Second { // its budget is 250 ms after start-up
 		t.Fatalf("sup hook against a mute supervisor took %v", took)
 	}
 	var worst time.Duration
