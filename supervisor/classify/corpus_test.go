@@ -358,15 +358,7 @@ func TestUnitShellPack(t *testing.T) {
 		{"", "", ""},
 	} {
 		res := p.Classify(classify.Render([]byte(strings.ReplaceAll(c.screen, "\n", "\r\n")), 100, 10))
-		if c.rule == "" {
-			if res.Matched {
-				t.Errorf("%q: rule %s, want none", c.screen, res.Rule)
-			}
-			continue
-		}
-		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
-			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
-		}
+		wantQuestion(t, c.screen, res, c.rule, c.summary)
 	}
 }
 
@@ -493,15 +485,7 @@ func TestUnitShellPackPrograms(t *testing.T) {
 			t.Errorf("%q at the login shell's prompt: rule %s, want none", c.screen, res.Rule)
 		}
 		res := p.ClassifyFacts(snap, classify.Facts{Program: true})
-		if c.rule == "" {
-			if res.Matched {
-				t.Errorf("%q: rule %s, want none", c.screen, res.Rule)
-			}
-			continue
-		}
-		if res.Rule != c.rule || res.Activity != activity.NeedsConfirmation || res.Summary != c.summary {
-			t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", c.screen, res.Rule, res.Activity, res.Summary, c.rule, c.summary)
-		}
+		wantQuestion(t, c.screen, res, c.rule, c.summary)
 	}
 }
 
@@ -535,5 +519,20 @@ func TestCorpusFileSummary(t *testing.T) {
 		if got := p.Classify(snap); got.Rule != "permission" || got.Summary != c.summary {
 			t.Errorf("%s (%q→%q): rule %s summary %q, want permission %q", c.file, c.old, c.new, got.Rule, got.Summary, c.summary)
 		}
+	}
+}
+
+// wantQuestion checks a shell-pack reading of screen: no rule when rule is
+// "", else rule's needs_confirmation with summary.
+func wantQuestion(t *testing.T, screen string, res classify.Result, rule, summary string) {
+	t.Helper()
+	if rule == "" {
+		if res.Matched {
+			t.Errorf("%q: rule %s, want none", screen, res.Rule)
+		}
+		return
+	}
+	if res.Rule != rule || res.Activity != activity.NeedsConfirmation || res.Summary != summary {
+		t.Errorf("%q: %s %s %q, want %s needs_confirmation %q", screen, res.Rule, res.Activity, res.Summary, rule, summary)
 	}
 }
