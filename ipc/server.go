@@ -48,8 +48,9 @@ type ServerConfig struct {
 	// agents included) may have. Its next waiting call is answered
 	// TOO_MANY_CLIENTS and its connection closed; its next subscribe is
 	// answered TOO_MANY_CLIENTS and the connection stays. Default
-	// MaxConns/8 (16 of 128), so one process or one agent holds at most
-	// an eighth of the held budget and the operator's calls keep room.
+	// MaxConns/8 (16 of 128) but at least 4 (or maxHeld, if fewer), so
+	// one process or one agent holds at most an eighth of the held budget
+	// and the operator's calls keep room.
 	MaxWaitingPerPeer int
 	// EvictIdleAfter is how long a connection must have been idle (no
 	// request in flight, none being read, not subscribed) before a new
@@ -119,6 +120,10 @@ const DefaultMaxConns = 128
 // slots").
 const DefaultIdleTimeout = 30 * time.Second
 
+// minWaitingPerPeer is the least MaxWaitingPerPeer defaults to, however
+// few the connections (unless fewer may be held at all).
+const minWaitingPerPeer = 4
+
 // DefaultEvictIdleAfter: a second is far longer than any client's gap
 // between connect and first request, and far shorter than anyone waits.
 const DefaultEvictIdleAfter = time.Second
@@ -147,7 +152,11 @@ func (c *ServerConfig) setDefaults() {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
 	if c.MaxWaitingPerPeer <= 0 {
-		c.MaxWaitingPerPeer = max(1, c.MaxConns/8)
+		// At least a few, or a small server (max_clients 6 gives an
+		// eighth of 0) would hold one process to one: a client whose
+		// closed subscription the server has not yet seen hang up was
+		// refused its next inject (the conformance suite, in CI).
+		c.MaxWaitingPerPeer = max(min(minWaitingPerPeer, c.maxHeld()), c.MaxConns/8)
 	}
 	if c.EvictIdleAfter <= 0 {
 		c.EvictIdleAfter = DefaultEvictIdleAfter

@@ -328,3 +328,22 @@ func TestAgentKey(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitingPerPeerDefault: the per-process cap is an eighth of the slots
+// but never holds a process to one on a small server — the conformance
+// suite's max_clients 6 refused a client's inject while its closed
+// subscription was not yet seen hanging up (CI, stop 34).
+func TestWaitingPerPeerDefault(t *testing.T) {
+	for _, tc := range []struct{ conns, want int }{
+		{128, 16}, {256, 32}, {32, 4}, {8, 4}, {6, 4}, {3, 2}, {2, 1}, {1, 1},
+	} {
+		c := ServerConfig{MaxConns: tc.conns}
+		c.setDefaults()
+		if c.MaxWaitingPerPeer != tc.want {
+			t.Errorf("MaxConns %d: MaxWaitingPerPeer %d, want %d", tc.conns, c.MaxWaitingPerPeer, tc.want)
+		}
+		if c.MaxWaitingPerPeer > c.maxHeld() {
+			t.Errorf("MaxConns %d: MaxWaitingPerPeer %d above the held budget %d", tc.conns, c.MaxWaitingPerPeer, c.maxHeld())
+		}
+	}
+}
