@@ -31,7 +31,10 @@ func Fields(ss []string) []string {
 	return ss
 }
 
-// Unsafe reports whether r is a rune Field escapes.
+// Unsafe reports whether r is a rune Field escapes. It is sup's one set of
+// runes unsafe on a terminal: Field, Text and EscapeJSON escape them, and
+// supervisor/trigger.Sanitize removes them (but \n and \t) from a prompt
+// before it is pasted.
 func Unsafe(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:

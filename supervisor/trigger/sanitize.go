@@ -6,13 +6,19 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/internal/safetext"
 )
 
-// Sanitize makes a prompt safe to paste: C0 controls other than \n and \t
-// go (CR included, so a pasted line never submits), as do DEL, ESC and the
-// C1 controls (U+0080–U+009F) — nothing left can end a bracketed paste early
-// or drive the terminal — and invalid UTF-8 becomes U+FFFD. It never
-// shortens the text otherwise; size limits are the caller's (CheckSize).
+// Sanitize makes a prompt safe to paste: every rune internal/safetext
+// calls unsafe on a terminal goes — C0 controls (CR included, so a pasted
+// line never submits), ESC, DEL, the C1 controls (U+0080–U+009F), the bidi
+// and isolate controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+// U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029) —
+// except \n and \t, which a prompt legitimately holds; invalid UTF-8
+// becomes U+FFFD. Nothing left can end a bracketed paste early, drive the
+// terminal or reorder what the agent and the human read. It never shortens
+// the text otherwise; size limits are the caller's (CheckSize).
 func Sanitize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -24,7 +30,7 @@ func Sanitize(s string) string {
 			b.WriteRune(utf8.RuneError)
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		case safetext.Unsafe(r):
 			// dropped: a control
 		default:
 			b.WriteRune(r)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/internal/safetext"
 )
 
 func TestSanitize(t *testing.T) {
@@ -18,6 +20,15 @@ func TestSanitize(t *testing.T) {
 		{"raw C1 byte is invalid UTF-8", "a\x9b31m", "a\uFFFD31m"},
 		{"invalid UTF-8 replaced", "ok\xff\xfeend", "ok\uFFFD\uFFFDend"},
 		{"unicode kept", "héllo 世界 🚀", "héllo 世界 🚀"},
+		{"RLO dropped", "run tests\u202e; txt.exe", "run tests; txt.exe"},
+		{"every bidi override dropped", "a\u202ab\u202bc\u202cd\u202de\u202ef", "abcdef"},
+		{"isolates dropped", "a\u2066b\u2067c\u2068d\u2069e", "abcde"},
+		{"marks dropped", "a\u200eb\u200fc\u061cd", "abcd"},
+		{"line and paragraph separators dropped", "a\u2028b\u2029c", "abc"},
+		{"every C1 dropped", "a\u0080b\u009fc\u008dd", "abcd"},
+		{"OSC 52 clipboard write loses its ESC and BEL", "\x1b]52;c;ZXZpbA==\x07ok", "]52;c;ZXZpbA==ok"},
+		{"CSI clear loses its ESC", "\x1b[2J\x1b[Hx", "[2J[Hx"},
+		{"zero-width joiner kept (emoji sequences)", "👩\u200d💻", "👩\u200d💻"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := Sanitize(c.in); got != c.want {
@@ -63,10 +74,11 @@ func TestEnvelope(t *testing.T) {
 }
 
 // FuzzSanitize: whatever comes in, what goes out cannot contain ESC, a C0
-// control other than \n and \t, DEL or a C1 control, is valid UTF-8, and
-// sanitising again changes nothing.
+// control other than \n and \t, DEL, a C1 control or any other rune
+// safetext.Unsafe reports (bidi overrides and isolates), is valid UTF-8,
+// and sanitising again changes nothing.
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"", "a\x1b[201~b", "\r\n", "\xc2\x9b", "\xff", "é\x00", "\x1b]52;c;ZZ\x07"} {
+	for _, s := range []string{"", "a\x1b[201~b", "\r\n", "\xc2\x9b", "\xff", "é\x00", "\x1b]52;c;ZZ\x07", "\u202e\u2066x\u2069", "\xe2\x80\xae"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -77,6 +89,9 @@ func FuzzSanitize(f *testing.F) {
 		for _, r := range out {
 			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
 				t.Fatalf("Sanitize(%q) = %q: holds control %U", in, out, r)
+			}
+			if r != '\n' && r != '\t' && safetext.Unsafe(r) {
+				t.Fatalf("Sanitize(%q) = %q: holds %U, which safetext calls unsafe", in, out, r)
 			}
 		}
 		if strings.Contains(out, "\x1b[201~") {
