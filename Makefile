@@ -102,8 +102,8 @@ lint:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	GOOS=freebsd $(GO) vet ./...
-	GOOS=darwin $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile
-	GOOS=freebsd $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile
+	GOOS=darwin $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile ./internal/config
+	GOOS=freebsd $(GO) build ./ipc ./internal/plan ./internal/store ./internal/paths ./internal/atomicfile ./internal/config
 
 # The benchmark report (specs/performance.md): every figure beside its
 # baseline and goal, printed and written to bench/results.json. About 2-4

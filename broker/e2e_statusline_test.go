@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -25,10 +26,10 @@ func TestE2EStatusLineQueueFiles(t *testing.T) {
 	f.start("alpha")
 	f.start("beta")
 	alpha, beta := f.session("alpha"), f.session("beta")
-	alphaFile := ipc.QueueFile(rt, alpha.State.SessionID)
-	betaFile := ipc.QueueFile(rt, beta.State.SessionID)
+	alphaFile := paths.QueueFile(rt, alpha.State.SessionID)
+	betaFile := paths.QueueFile(rt, beta.State.SessionID)
 
-	if fi, err := os.Stat(ipc.QueueDir(rt)); err != nil || fi.Mode().Perm() != 0o700 {
+	if fi, err := os.Stat(paths.QueueDir(rt)); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("queue dir: %v, %v; want mode 0700", fi, err)
 	}
 	facts := func(path string) ipc.QueueFacts {

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
-	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -53,7 +53,7 @@ type Fleet struct {
 // file to use instead of ~/.ssh/config (ssh -F), for a separate identity
 // or a test's private one.
 func NewFleet(getenv func(string) string) (*Fleet, error) {
-	cfg, err := plan.LoadConfig(store.ConfigDir(getenv))
+	cfg, err := plan.LoadConfig(paths.ConfigDir(getenv))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func NewFleet(getenv func(string) string) (*Fleet, error) {
 		}
 		hosts = append(hosts, Host{Name: h.Name, SSH: h.SSH, Sup: h.Sup})
 	}
-	dir := ipc.RuntimeDir(getenv)
+	dir := paths.RuntimeDir(getenv)
 	if err := ipc.CheckRuntimeDir(dir); err != nil {
 		return nil, err
 	}

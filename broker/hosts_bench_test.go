@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -23,7 +24,7 @@ import (
 // user, so the remote user's relay reaches it as it would a real one.
 func serveAs(b testing.TB, dir string, uid, gid int, st ipc.State) {
 	b.Helper()
-	path, err := ipc.SocketPath(dir, st.SessionID)
+	path, err := paths.Socket(dir, st.SessionID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,10 +112,10 @@ func pct(ds []time.Duration, p int) time.Duration {
 // supervisor does, for the status line.
 func writeQueueFile(b testing.TB, dir string, st ipc.State) {
 	b.Helper()
-	os.MkdirAll(ipc.QueueDir(dir), 0o700)
+	os.MkdirAll(paths.QueueDir(dir), 0o700)
 	f := ipc.QueueFacts{SessionID: st.SessionID, Name: st.Name, Activity: st.Activity, WaitingSince: st.WaitingSince, SupPID: os.Getpid(), Lifecycle: st.Lifecycle}
 	data, _ := json.Marshal(f)
-	if err := os.WriteFile(filepath.Join(ipc.QueueDir(dir), st.SessionID+".json"), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(paths.QueueDir(dir), st.SessionID+".json"), data, 0o600); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // is gone is ignored and removed; a file that does not parse is ignored,
 // and removed too if its socket is gone. A missing dir is an empty result.
 func ReadQueueFiles(runtimeDir string) ([]Listing, error) {
-	dir := ipc.QueueDir(runtimeDir)
+	dir := paths.QueueDir(runtimeDir)
 	d, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

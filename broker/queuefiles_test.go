@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -36,10 +37,10 @@ func writeFacts(t testing.TB, dir, name string, facts any) string {
 		}
 		data = string(b)
 	}
-	if err := os.MkdirAll(ipc.QueueDir(dir), 0o700); err != nil {
+	if err := os.MkdirAll(paths.QueueDir(dir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(ipc.QueueDir(dir), name)
+	p := filepath.Join(paths.QueueDir(dir), name)
 	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}

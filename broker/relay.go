@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 	"golang.org/x/sys/unix"
 )
@@ -228,7 +229,7 @@ func (l *oneConnListener) Addr() net.Addr { return &net.UnixAddr{Name: "relay", 
 // so every verb's own client works unchanged through ssh. A session that
 // is not there gets one id-0 error frame, as a refusing server would send.
 func RelayConnect(in io.Reader, out io.Writer, runtimeDir, sessionID string) error {
-	path, err := ipc.SocketPath(runtimeDir, sessionID)
+	path, err := paths.Socket(runtimeDir, sessionID)
 	var nc net.Conn
 	if err == nil {
 		nc, err = net.DialTimeout("unix", path, 2*time.Second)

@@ -1,24 +1,9 @@
 package ipc
 
-import "github.com/sup-tmux/sup/internal/paths"
-
-// QueueDirName is the subdirectory of the runtime dir where every
-// supervisor publishes its queue facts as <session-id>.json, so that
-// `sup status-line` can order the stuck queue without dialling a socket. A
-// subdirectory because supervisors watch the runtime dir itself (for their
-// socket's deletion), and files changing there would wake them all.
-const QueueDirName = paths.QueueDirName
-
-// QueueDir is <runtimeDir>/queue (internal/paths.QueueDir, which owns the
-// layout).
-func QueueDir(runtimeDir string) string { return paths.QueueDir(runtimeDir) }
-
-// QueueFile is <runtimeDir>/queue/<sessionID>.json (internal/paths.QueueFile).
-// The session id must be one SocketPath accepts.
-func QueueFile(runtimeDir, sessionID string) string { return paths.QueueFile(runtimeDir, sessionID) }
-
-// QueueFacts is the content of a queue file: the part of `state` the stuck
-// queue is ordered by, with the same keys and meanings. The supervisor
+// QueueFacts is the content of a queue file, <runtime dir>/queue/<session
+// id>.json (specs/broker.md): the part of `state` the stuck queue is
+// ordered by, with the same keys and meanings, so that a status line can
+// order the queue without dialling a socket. The supervisor
 // rewrites it (temp file + rename) whenever one of them changes and
 // removes it when it exits.
 type QueueFacts struct {

@@ -23,8 +23,12 @@ const MaxSocketPath = paths.MaxSocketPath
 // RuntimeDir returns the directory that holds the supervisors' sockets:
 // $SUP_RUNTIME_DIR if set (tests, unusual setups), else $XDG_RUNTIME_DIR/sup,
 // else $TMPDIR/sup-<euid> with TMPDIR defaulting to /tmp. getenv is
-// os.Getenv outside tests. It is internal/paths.RuntimeDir, which owns the
-// layout; kept here as the client API.
+// os.Getenv outside tests.
+//
+// It is the one entry point a client outside sup's module has to the
+// runtime dir (check it with CheckRuntimeDir, then list or dial its
+// *.sock): internal/paths, which owns the layout, cannot be imported from
+// another module. sup's own packages call internal/paths.RuntimeDir.
 func RuntimeDir(getenv func(string) string) string { return paths.RuntimeDir(getenv) }
 
 // EnsureRuntimeDir makes dir ready to hold sockets: it creates it (and any
@@ -104,8 +108,9 @@ func userName(uid uint32) string {
 
 // SocketPath returns dir/<sessionID>.sock. It fails when the session id is
 // not a plain file name or when the path would not fit in sun_path: bind and
-// connect would fail later with an unhelpful EINVAL. It delegates to
-// internal/paths.Socket, which owns the layout.
+// connect would fail later with an unhelpful EINVAL. It is the client's
+// and Listen's name for a session's socket in RuntimeDir; sup's own
+// packages call internal/paths.Socket, which owns the layout.
 func SocketPath(dir, sessionID string) (string, error) {
 	p, err := paths.Socket(dir, sessionID)
 	if err != nil {

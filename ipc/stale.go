@@ -100,7 +100,7 @@ func CleanStale(path string) (removed bool, err error) {
 	// The dead supervisor's queue file goes with its socket (status-line
 	// would drop it too, but only when it next runs).
 	if id, ok := strings.CutSuffix(filepath.Base(path), ".sock"); ok {
-		os.Remove(QueueFile(filepath.Dir(path), id)) // Best effort: it may never have been written.
+		os.Remove(paths.QueueFile(filepath.Dir(path), id)) // Best effort: it may never have been written.
 	}
 	return true, nil
 }

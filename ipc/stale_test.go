@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
 )
 
 // leaveStaleSocket creates a socket file nobody listens on, as a crashed
@@ -41,7 +43,7 @@ func TestCleanStale(t *testing.T) {
 	// Stale: removed, lock file and queue file gone too; Dial reports
 	// ErrStale first.
 	leaveStaleSocket(t, path)
-	queueFile := QueueFile(dir, "x")
+	queueFile := paths.QueueFile(dir, "x")
 	if err := os.MkdirAll(filepath.Dir(queueFile), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func (a *api) auditInject(ctx context.Context, p ipc.InjectParams, res any, err 
 	rec.Session, rec.Document = a.s.Plan().SessionID, a.s.Plan().Document
 	if err != nil {
 		e := ipc.AsError(err)
-		rec.Outcome, rec.ErrorCode, rec.Message = "refused", e.Code, e.Message
+		rec.Outcome, rec.ErrorCode, rec.Message = "refused", string(e.Code), e.Message
 		if r, ok := res.(ipc.InjectResult); ok && r.Written > 0 {
 			rec.Outcome = "failed"
 		}

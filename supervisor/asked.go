@@ -2,6 +2,8 @@
 
 package supervisor
 
+import "github.com/sup-tmux/sup/supervisor/question"
+
 // The session's side of questions (specs/detection.md, "Questions"): the
 // profile's rule read on a turn's last message. The hooks that are
 // progress are agentFacts.noteHook's; the stall watch of a child's screen
@@ -11,7 +13,7 @@ package supervisor
 // human by the profile's rule; "" when it asks none. Only the hook's
 // message is read, never the screen (specs/detection.md, "Questions").
 func (s *Session) question(msg string) string {
-	d, err := s.Plan().Profile.Questions.Compile()
+	d, err := question.Compile(s.Plan().Profile.Questions)
 	if err != nil {
 		// The profile was validated when it was loaded; a rule that does
 		// not compile asks nothing, and says why in the log.

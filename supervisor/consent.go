@@ -51,7 +51,7 @@ func (a *api) allow(ctx context.Context, act caller.Action, what string) error {
 		if (act == caller.ActLifecycle || act == caller.ActControl) && a.audit != nil {
 			pl := a.s.Plan()
 			rec := store.RefusedRecord{Time: time.Now().UnixMilli(), Kind: store.KindRefused, Session: pl.SessionID, Document: pl.Document,
-				Method: what, Caller: &c, ErrorCode: ipc.CodeNotAllowed, Message: ipc.AsError(err).Message}
+				Method: what, Caller: &c, ErrorCode: string(ipc.CodeNotAllowed), Message: ipc.AsError(err).Message}
 			if aerr := a.audit.Append(rec); aerr != nil {
 				a.log.Error("audit_failed", "kind", store.KindRefused, "err", aerr)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -146,7 +147,7 @@ func TestE2ELogsCappedRotatedAndPruned(t *testing.T) {
 		r.tm.SendKeys(pane, "Enter")
 	}
 	r.tm.WaitFor(t, pane, "got: line 99 of", 10*time.Second)
-	sock, err := ipc.SocketPath(r.env["SUP_RUNTIME_DIR"], strings.TrimSuffix(self, ".log"))
+	sock, err := paths.Socket(r.env["SUP_RUNTIME_DIR"], strings.TrimSuffix(self, ".log"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/ipc"
@@ -34,7 +35,7 @@ const modelCacheSize = 256
 type modelReader struct {
 	client   *modelread.Client
 	budget   *modelread.FileBudget
-	examples []modelread.Example
+	examples []config.ModelExample
 	log      *slog.Logger
 	counts   *counters
 	rule     string // the signals' rule: model:<name>
@@ -69,7 +70,7 @@ func newModelReader(pl *plan.Plan, environ []string, log *slog.Logger, counts *c
 			log.Info("model_reader", "endpoint", c.URL(), "model", cfg.Name, "budget_per_hour", cfg.Budget,
 				"timeout", cfg.Timeout.String(), "examples", len(pl.Profile.ModelExamples))
 			return &modelReader{client: c, examples: pl.Profile.ModelExamples, log: log, counts: counts,
-				budget: &modelread.FileBudget{Path: paths.ModelBudget(ipc.RuntimeDir(plan.LookupIn(environ))), Max: cfg.Budget},
+				budget: &modelread.FileBudget{Path: paths.ModelBudget(paths.RuntimeDir(plan.LookupIn(environ))), Max: cfg.Budget},
 				rule:   "model:" + cfg.Name, cache: modelread.NewCache(modelCacheSize), pending: map[string]bool{}}
 		}
 	}
@@ -205,13 +206,13 @@ func (m *modelReader) explain() *ipc.ExplainModel {
 // ever on a human's explicit pick.
 func (m *modelReader) prompt(p *prompt) {
 	n := m.current()
-	if p.keys != nil || p.id == "" || n == nil || n.reply.State != modelread.StateNeedsConfirmation || len(n.reply.Actions) == 0 {
+	if p.keys != nil || p.id == "" || n == nil || n.reply.State != config.StateNeedsConfirmation || len(n.reply.Actions) == 0 {
 		return
 	}
 	keys := make([]string, len(n.reply.Actions))
 	p.options = p.options[:0]
 	for i, a := range n.reply.Actions {
-		keys[i], _ = modelread.ParseKey(a.Key) // valid: ParseReply checked it
+		keys[i], _ = config.ParseKey(a.Key) // valid: ParseReply checked it
 		p.options = append(p.options, ipc.PromptOption{Choice: strconv.Itoa(i + 1), Label: a.Label})
 	}
 	p.kind, p.keys = "model", plan.PickKeys(keys)

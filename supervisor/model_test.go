@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/testutil"
@@ -28,7 +29,7 @@ func TestModelReaderBudget(t *testing.T) {
 	defer fm.Close()
 	runtime := t.TempDir()
 	pl := &plan.Plan{Config: plan.DefaultConfig()}
-	pl.Config.Model = modelread.Config{Endpoint: fm.URL + "/v1", Name: "fake", Budget: 7}
+	pl.Config.Model = config.Model{Endpoint: fm.URL + "/v1", Name: "fake", Budget: 7}
 	var counts counters
 	m := newModelReader(pl, []string{"SUP_RUNTIME_DIR=" + runtime}, slog.New(slog.NewTextHandler(io.Discard, nil)), &counts)
 	if m == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/tmux"
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -61,7 +62,7 @@ func (n *notifier) poke() {
 }
 
 // run is the notifier's loop under cfg, until done is closed.
-func (n *notifier) run(cfg notify.Config, done <-chan struct{}) {
+func (n *notifier) run(cfg config.Notify, done <-chan struct{}) {
 	if !cfg.Enabled() {
 		return
 	}
@@ -143,7 +144,7 @@ func (n *notifier) paneWatched() bool {
 
 // send tells the human, each way the config asks; failures are logged,
 // never fatal.
-func (n *notifier) send(cfg notify.Config, f notify.Facts) {
+func (n *notifier) send(cfg config.Notify, f notify.Facts) {
 	no := n.notice(f.Now)
 	st, id, name, sessionID := no.st, no.promptID, no.name, no.sessionID
 	waited := f.Now.Sub(f.WaitingSince)
@@ -216,7 +217,7 @@ func (n *notifier) desktop(clients []tmuxClient, title, body string) {
 
 // command runs the user's command without a shell, bounded by
 // its timeout; a failure is logged.
-func (n *notifier) command(cfg notify.Config, env []string) {
+func (n *notifier) command(cfg config.Notify, env []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.CommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)

@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/store"
 )
@@ -11,7 +12,7 @@ import (
 // disk must not hold up a hook or a spawn. Each write takes the session's
 // facts when it runs, under regMu, so the last write is the latest.
 func (s *Session) record() {
-	stateDir := store.StateDir(plan.LookupIn(s.opts.Environ))
+	stateDir := paths.StateDir(plan.LookupIn(s.opts.Environ))
 	s.goSafe(func() {
 		s.regMu.Lock()
 		defer s.regMu.Unlock()

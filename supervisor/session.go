@@ -13,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/tmux"
@@ -21,6 +22,7 @@ import (
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/desk"
 	"github.com/sup-tmux/sup/supervisor/proc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
 // Lifecycle values of `state`.
@@ -123,10 +125,10 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		lifecycle: LifecycleStarting,
 		// --resume-id: the first spawn resumes it, like a restart would.
 		agentSessionID: opts.ResumeID,
-		audit:          store.NewAudit(store.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
+		audit:          store.NewAudit(paths.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
 	s.agent.prompts = &s.prompts
-	s.desk = desk.New(pl.Config.Trigger, s.audit, deskPort{s}, log)
+	s.desk = desk.New(trigger.Config(pl.Config.Trigger), s.audit, deskPort{s}, log)
 	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
 	s.notifier = newNotifier(s)
 	return s

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/ipc"
@@ -41,8 +42,8 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	if o.SessionID == "" {
 		o.SessionID = plan.NewSessionID()
 	}
-	runtimeDir := ipc.RuntimeDir(getenv)
-	sock, err := ipc.SocketPath(runtimeDir, o.SessionID)
+	runtimeDir := paths.RuntimeDir(getenv)
+	sock, err := paths.Socket(runtimeDir, o.SessionID)
 	if err != nil {
 		return 1, err
 	}
@@ -75,7 +76,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	// What Start sets up comes down in reverse order, on every return.
 	var td teardown
 	defer td.Close()
-	stateDir := store.StateDir(getenv)
+	stateDir := paths.StateDir(getenv)
 	log, closeLog, err := openLog(stateDir, pl.SessionID, pl.Config.Limits.Log)
 	if err != nil {
 		return 1, err
@@ -161,7 +162,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	sess.signals = sigs
 	log.Info("socket_listening", "path", sock)
 	// Added last, so it runs first: the facts go before the socket.
-	sess.queue = &queueFile{path: ipc.QueueFile(runtimeDir, pl.SessionID), facts: sess.queueFacts, log: log}
+	sess.queue = &queueFile{path: paths.QueueFile(runtimeDir, pl.SessionID), facts: sess.queueFacts, log: log}
 	sess.queue.publish()
 	td.Add(sess.queue.remove) // for good: later changes do not bring it back
 	return sess.Run(ctx)
@@ -182,7 +183,7 @@ func openLog(stateDir, sessionID string, c store.LogConfig) (*slog.Logger, func(
 // supervisor.md, "Limits on disk"); run in the background by every start,
 // since no daemon does it.
 func pruneLogs(stateDir, runtimeDir string, c store.LogConfig, log *slog.Logger) {
-	removed, err := store.PruneLogs(stateDir, c, time.Now(), store.Liveness(runtimeDir))
+	removed, err := store.PruneLogs(stateDir, c, time.Now(), func(id string) bool { return ipc.SessionLive(runtimeDir, id) })
 	for _, r := range removed {
 		log.Info("log_pruned", "path", r.Path, "bytes", r.Bytes, "why", r.Why)
 	}

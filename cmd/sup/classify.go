@@ -10,9 +10,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/safetext"
-	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor"
 	"github.com/sup-tmux/sup/supervisor/classify"
 	"github.com/sup-tmux/sup/supervisor/modelread"
@@ -52,7 +52,7 @@ func classifyCommand() *cli.Command {
 			}
 			name := cmd.String("profile")
 			if name == "" {
-				return fmt.Errorf("classify: --profile NAME is required (%s)", strings.Join(plan.ProfileNames(store.ConfigDir(os.Getenv)), ", "))
+				return fmt.Errorf("classify: --profile NAME is required (%s)", strings.Join(plan.ProfileNames(paths.ConfigDir(os.Getenv)), ", "))
 			}
 			size, err := parseSize(cmd.String("size"))
 			if err != nil {
@@ -61,7 +61,7 @@ func classifyCommand() *cli.Command {
 			if size.Cols > maxScreenDim || size.Rows > maxScreenDim {
 				return fmt.Errorf("classify: --size %q: at most %dx%d", cmd.String("size"), maxScreenDim, maxScreenDim)
 			}
-			prof, pack, err := supervisor.LoadProfile(store.ConfigDir(os.Getenv), name)
+			prof, pack, err := supervisor.LoadProfile(paths.ConfigDir(os.Getenv), name)
 			if err != nil {
 				return fmt.Errorf("classify: %w", err)
 			}

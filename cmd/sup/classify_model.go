@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/safetext"
-	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 )
 
@@ -18,8 +18,8 @@ import (
 // session would (the profile's few-shot examples, the config's redaction),
 // against the endpoint in config.yaml: `sup classify --model`. With
 // requestOnly it prints what would be sent and sends nothing.
-func classifyModel(ctx context.Context, examples []modelread.Example, screen string, requestOnly bool) (*modelread.Reply, error) {
-	dir := store.ConfigDir(os.Getenv)
+func classifyModel(ctx context.Context, examples []config.ModelExample, screen string, requestOnly bool) (*modelread.Reply, error) {
+	dir := paths.ConfigDir(os.Getenv)
 	cfg, err := plan.LoadConfig(dir)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -29,7 +30,7 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 // list, dial or read a dir that another user made (specs/security.md,
 // "Local peers").
 func runtimeDir() (string, error) {
-	dir := ipc.RuntimeDir(os.Getenv)
+	dir := paths.RuntimeDir(os.Getenv)
 	if err := ipc.CheckRuntimeDir(dir); err != nil {
 		return "", err
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
-	"github.com/sup-tmux/sup/internal/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -62,7 +62,7 @@ func completeArgs(takesTarget, hasProfile bool) cli.ShellCompleteFunc {
 		}
 		switch {
 		case hasProfile && (last == "--profile" || last == "-profile"):
-			for _, n := range plan.ProfileNames(store.ConfigDir(os.Getenv)) {
+			for _, n := range plan.ProfileNames(paths.ConfigDir(os.Getenv)) {
 				fmt.Fprintln(cmd.Root().Writer, n)
 			}
 		case strings.HasPrefix(last, "-"):

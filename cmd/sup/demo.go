@@ -16,7 +16,6 @@ import (
 	"github.com/sup-tmux/sup/cmd/sup/internal/demo"
 	"github.com/sup-tmux/sup/cmd/sup/internal/tmuxkeys"
 	"github.com/sup-tmux/sup/internal/paths"
-	"github.com/sup-tmux/sup/internal/store"
 )
 
 func demoCommand() *cli.Command {
@@ -36,7 +35,7 @@ func demoCommand() *cli.Command {
 			if _, err := exec.LookPath("tmux"); err != nil {
 				return fmt.Errorf("demo: tmux is not installed (sup needs it: apt-get install tmux, brew install tmux)")
 			}
-			d := demo.Demo{Socket: cmd.String("socket"), Dir: paths.DemoDir(store.StateDir(os.Getenv))}
+			d := demo.Demo{Socket: cmd.String("socket"), Dir: paths.DemoDir(paths.StateDir(os.Getenv))}
 			// --stop without a server named finds the demo's (specs/broker.md, "The demo").
 			find := cmd.Bool("stop") && (!cmd.IsSet("socket") || d.Socket == "")
 			if find && d.Socket == "" {

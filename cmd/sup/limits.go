@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/supervisor/trigger"
@@ -15,7 +16,7 @@ import (
 // session. A config that fails to load leaves the defaults: `sup doctor`
 // reports the error itself, and `sup start` refuses it.
 func configuredLimits() store.Limits {
-	cfg, err := plan.LoadConfig(store.ConfigDir(os.Getenv))
+	cfg, err := plan.LoadConfig(paths.ConfigDir(os.Getenv))
 	if err != nil {
 		return store.Limits{} // Best effort: the defaults.
 	}
@@ -27,7 +28,7 @@ func configuredLimits() store.Limits {
 // the client checks first, so a prompt far over it gets that clear
 // message instead of the socket's frame error.
 func configuredMaxPrompt() int {
-	cfg, err := plan.LoadConfig(store.ConfigDir(os.Getenv))
+	cfg, err := plan.LoadConfig(paths.ConfigDir(os.Getenv))
 	if err != nil {
 		return trigger.Config{}.WithDefaults().MaxPromptBytes // Best effort: the default.
 	}

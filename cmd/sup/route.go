@@ -12,7 +12,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
-	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/urfave/cli/v3"
 )
@@ -59,7 +59,7 @@ func routeCommand() *cli.Command {
 				return err
 			}
 			r := &broker.Router{
-				RuntimeDir: dir, StateDir: store.StateDir(os.Getenv), ConfigDir: store.ConfigDir(os.Getenv),
+				RuntimeDir: dir, StateDir: paths.StateDir(os.Getenv), ConfigDir: paths.ConfigDir(os.Getenv),
 				Sup: selfPath(), TmuxSocket: broker.CallerTmux(os.Getenv), Document: doc, Env: os.Environ(),
 				DefaultServer: cmd.Bool("tmux-default"), StartTimeout: routeStartTimeout, TriggerWait: triggerWait, AuditLimits: configuredLimits().Audit,
 			}

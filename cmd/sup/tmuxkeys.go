@@ -11,8 +11,8 @@ import (
 
 	"github.com/sup-tmux/sup/cmd/sup/internal/doctor"
 	"github.com/sup-tmux/sup/cmd/sup/internal/tmuxkeys"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/shellquote"
-	"github.com/sup-tmux/sup/internal/store"
 	"github.com/urfave/cli/v3"
 )
 
@@ -44,7 +44,7 @@ func tmuxKeysCommand() *cli.Command {
 				fmt.Print(snippet)
 				return nil
 			}
-			in, err := tmuxkeys.Install(snippet, store.ConfigDir(os.Getenv), os.UserHomeDir)
+			in, err := tmuxkeys.Install(snippet, paths.ConfigDir(os.Getenv), os.UserHomeDir)
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -31,7 +32,7 @@ type Supervisor struct {
 // until the test ends.
 func Serve(t testing.TB, dir string, st ipc.State) *Supervisor {
 	t.Helper()
-	path, err := ipc.SocketPath(dir, st.SessionID)
+	path, err := paths.Socket(dir, st.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,9 @@ import (
 
 	"github.com/sup-tmux/sup/crash"
 	"github.com/sup-tmux/sup/internal/caller"
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
-	"github.com/sup-tmux/sup/supervisor/modelread"
-	"github.com/sup-tmux/sup/supervisor/notify"
-	"github.com/sup-tmux/sup/supervisor/trigger"
 )
 
 // Config is $XDG_CONFIG_HOME/sup/config.yaml. Every number has a default, so
@@ -27,18 +25,18 @@ type Config struct {
 	Crash          CrashConfig    `yaml:"crash"`
 	Socket         SocketConfig   `yaml:"socket"`
 	Activity       ActivityConfig `yaml:"activity"`
-	Trigger        trigger.Config `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
+	Trigger        config.Trigger `yaml:"trigger"` // delivery policy; zero fields: defaults (specs/triggers.md)
 	Queue          QueueConfig    `yaml:"queue"`
 	// Limits are the top-level log: and audit: sections, the caps on disk
 	// (specs/supervisor.md, "Limits on disk"); zero fields: defaults.
 	Limits store.Limits  `yaml:",inline"`
-	Notify notify.Config `yaml:"notify"` // telling the human a session waits (specs/broker.md)
+	Notify config.Notify `yaml:"notify"` // telling the human a session waits (specs/broker.md)
 	// Hosts are the other machines the broker spans (specs/broker.md,
 	// "Hosts"); the local host is always there and is not listed.
 	Hosts []HostConfig `yaml:"hosts"`
 	// Model is the opt-in model reader (specs/detection.md, "The model
 	// reader"); off while its endpoint is empty.
-	Model modelread.Config `yaml:"model"`
+	Model config.Model `yaml:"model"`
 	// Policy is what agents may do through sup (specs/security.md, "Who
 	// is calling"); the zero value is the default.
 	Policy caller.Policy `yaml:"policy"`
@@ -93,7 +91,7 @@ func (c CrashConfig) Policy() crash.Policy {
 // DefaultConfig is the configuration without a config file.
 func DefaultConfig() Config {
 	return Config{DefaultProfile: "claude", StopGrace: 5 * time.Second, Activity: ActivityConfig{ReadyDebounce: time.Second},
-		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}, Notify: notify.DefaultConfig()}
+		Queue: QueueConfig{SkipCooldown: 5 * time.Minute}, Notify: config.DefaultNotify()}
 }
 
 // LoadConfig reads configDir/config.yaml; a missing file is the default.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/crash"
+	"github.com/sup-tmux/sup/internal/config"
 	"github.com/sup-tmux/sup/internal/store"
-	"github.com/sup-tmux/sup/supervisor/notify"
 )
 
 func unitWriteConfig(t *testing.T, content string) (configDir, path string) {
@@ -91,7 +91,7 @@ notify:
 		Socket:   SocketConfig{MaxFrameBytes: 65536, MaxClients: 8},
 		Activity: ActivityConfig{QuietWindow: 10 * time.Second, ReadyDebounce: 250 * time.Millisecond},
 		Queue:    QueueConfig{SkipCooldown: 90 * time.Second},
-		Notify:   notify.Config{After: 30 * time.Second, Command: []string{"ntfy", "publish", "sup"}, CommandTimeout: 10 * time.Second},
+		Notify:   config.Notify{After: 30 * time.Second, Command: []string{"ntfy", "publish", "sup"}, CommandTimeout: 10 * time.Second},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("LoadConfig =\n%+v\nwant\n%+v", cfg, want)

@@ -6,10 +6,11 @@
 // without restarting sup.
 //
 // The package is pure: it reads files and environment lists, starts no
-// process and imports no pty, screen or classifier code, so the broker and
-// the CLI can load profiles and configuration cheaply. A profile's
-// classify: section is kept as written (PackSource); the supervisor
-// compiles it (supervisor.CompilePack).
+// process and imports no pty, screen or classifier code — nothing under
+// supervisor/: the sections that configure the supervisor's parts are
+// internal/config's types — so the broker and the CLI can load profiles and
+// configuration cheaply. A profile's classify: section is kept as written
+// (PackSource); the supervisor compiles it (supervisor.CompilePack).
 //
 // Every bad input is an error naming the file, the line where there is one,
 // and the valid choices (specs/supervisor.md, specs/config.md).

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/internal/paths"
 )
 
 // Options are the inputs of `sup start` that do not change across restarts.
@@ -67,7 +67,7 @@ func Resolve(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontmatter: %w", err)
 	}
-	configDir := store.ConfigDir(LookupIn(o.Environ))
+	configDir := paths.ConfigDir(LookupIn(o.Environ))
 	cfg, err := LoadConfig(configDir)
 	if err != nil {
 		return nil, err

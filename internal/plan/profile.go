@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
-	"github.com/sup-tmux/sup/supervisor/modelread"
 
-	"github.com/sup-tmux/sup/supervisor/question"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 //go:embed profiles/*.yaml
@@ -79,12 +79,12 @@ type Profile struct {
 	// ModelExamples are few-shot examples for the model reader: a
 	// recorded screen and the reading it should get, sent before the
 	// screen asked about (specs/detection.md, "The model reader").
-	ModelExamples []modelread.Example `yaml:"model_examples"`
+	ModelExamples []config.ModelExample `yaml:"model_examples"`
 	// Questions is the wording of the rule that tells a finished turn
 	// asking the human something (reason asked; specs/detection.md,
 	// "Questions"). A user profile's questions: section replaces it whole;
 	// an empty `questions:` turns it off. nil: no turn asks.
-	Questions *question.Config `yaml:"questions"`
+	Questions *config.Questions `yaml:"questions"`
 	// StallAfter: a busy session with no hook event and no change of its
 	// screen outside StatusLines this long is stalled, waiting on the human
 	// (reason stalled; specs/detection.md, "Stalled"). 0: DefaultStallAfter;
@@ -201,7 +201,7 @@ func (p Profile) validate() error {
 			return fmt.Errorf("model_examples[%d]: %v", i, err)
 		}
 	}
-	if _, err := p.Questions.Compile(); err != nil {
+	if err := p.Questions.Validate(); err != nil {
 		return err
 	}
 	if p.StallAfter > 0 && p.StallAfter < time.Second {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/safetext"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 // AuditRecord is one line of audit.jsonl: the final outcome of one trigger
@@ -20,28 +19,29 @@ type AuditRecord struct {
 	Session   string `json:"session"`
 	Document  string `json:"document"`
 	Requester string `json:"requester"`
-	// Caller is who asked, decided by the supervisor from the kernel's
-	// peer credentials (Requester is the client's own words).
-	Caller                 *ipc.Caller `json:"caller,omitempty"`
-	Reason                 string      `json:"reason"`
-	Result                 ipc.Outcome `json:"result"`
-	ErrorCode              ipc.Code    `json:"error_code"`
-	Message                string      `json:"message,omitempty"`
-	Attempts               int         `json:"attempts"`
-	AckedBy                string      `json:"acked_by"`
-	Fallback               string      `json:"fallback"`
-	DeliveredAt            int64       `json:"delivered_at"`
-	LatencyMS              int64       `json:"latency_ms"`
-	Envelope               bool        `json:"envelope"`
-	ForceOverrideRequested bool        `json:"force_override_requested"`
-	ForceOverrideApplied   bool        `json:"force_override_applied"`
-	OverrideIntent         string      `json:"override_intent"`
-	OverrideReasonPrefix   string      `json:"override_reason_prefix"`
-	OverrideReason         string      `json:"override_reason"`
-	CollisionGate          string      `json:"collision_gate"`
-	PromptBytes            int         `json:"prompt_bytes"`
-	PromptSHA256           string      `json:"prompt_sha256"`
-	Prompt                 string      `json:"prompt,omitempty"`
+	// Caller is who asked (an *ipc.Caller), decided by the supervisor
+	// from the kernel's peer credentials (Requester is the client's own
+	// words); the store writes it as given and never interprets it.
+	Caller                 any    `json:"caller,omitempty"`
+	Reason                 string `json:"reason"`
+	Result                 string `json:"result"`     // an ipc.Outcome
+	ErrorCode              string `json:"error_code"` // an ipc.Code
+	Message                string `json:"message,omitempty"`
+	Attempts               int    `json:"attempts"`
+	AckedBy                string `json:"acked_by"`
+	Fallback               string `json:"fallback"`
+	DeliveredAt            int64  `json:"delivered_at"`
+	LatencyMS              int64  `json:"latency_ms"`
+	Envelope               bool   `json:"envelope"`
+	ForceOverrideRequested bool   `json:"force_override_requested"`
+	ForceOverrideApplied   bool   `json:"force_override_applied"`
+	OverrideIntent         string `json:"override_intent"`
+	OverrideReasonPrefix   string `json:"override_reason_prefix"`
+	OverrideReason         string `json:"override_reason"`
+	CollisionGate          string `json:"collision_gate"`
+	PromptBytes            int    `json:"prompt_bytes"`
+	PromptSHA256           string `json:"prompt_sha256"`
+	Prompt                 string `json:"prompt,omitempty"`
 	// Source is "broker" on the routing steps sup route appends to the
 	// same file (specs/broker.md); they are not trigger outcomes.
 	Source string `json:"source,omitempty"`

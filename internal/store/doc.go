@@ -1,6 +1,6 @@
 // Package store is the files sup keeps on disk, shared by the supervisors
 // and the broker, and the limits that keep them bounded over months of
-// daily use: the directories (ConfigDir, StateDir), the session registry
+// daily use (the directories themselves are internal/paths'): the session registry
 // (sessions.json, RecordSession and ReadRegistry), the audit trail
 // (audit.jsonl and its rotated files: Audit, the only writer, and
 // ReadAuditSince), the session logs (OpenSessionLog, PruneLogs), the queue
@@ -35,5 +35,8 @@
 // Time-driven decisions take the time as an argument (PruneLogs' now,
 // Audit's Now), so tests never sleep. It imports no pty, screen or
 // classifier code: the broker reads and writes these files without pulling
-// in the supervisor.
+// in the supervisor. Nor does it import ipc, the public protocol: audit
+// records hold the protocol's values as strings (the writer's Caller as
+// given), the queue facts arrive as a value to encode, and a log's
+// liveness is the caller's callback (specs/supervisor.md, "Layout").
 package store

@@ -118,7 +118,7 @@ func TestPruneWithSocketLiveness(t *testing.T) {
 		w.Close()
 		os.Chtimes(filepath.Join(state, id+".log"), old, old)
 	}
-	got, err := PruneLogs(state, LogConfig{}, time.Now(), Liveness(rt))
+	got, err := PruneLogs(state, LogConfig{}, time.Now(), func(id string) bool { return ipc.SessionLive(rt, id) })
 	if err != nil || len(got) != 1 || filepath.Base(got[0].Path) != "bbbbbbbbbbbb.log" {
 		t.Errorf("removed %v (%v), want only the ended session's log", got, err)
 	}

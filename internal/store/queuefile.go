@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 
 	"github.com/sup-tmux/sup/internal/atomicfile"
-	"github.com/sup-tmux/sup/ipc"
 )
 
-// WriteQueueFile replaces path atomically (a temporary file renamed over
-// it, 0600 in a 0700 dir), so a reader sees the old facts or the new ones,
-// never half a file. The temporary name does not end in .json: readers
-// skip it.
-func WriteQueueFile(path string, f ipc.QueueFacts) error {
-	data, err := json.Marshal(f)
+// WriteQueueFile replaces path with facts' JSON (an ipc.QueueFacts: ipc
+// owns the file's format, which clients read) atomically (a temporary file
+// renamed over it, 0600 in a 0700 dir), so a reader sees the old facts or
+// the new ones, never half a file. The temporary name does not end in
+// .json: readers skip it.
+func WriteQueueFile(path string, facts any) error {
+	data, err := json.Marshal(facts)
 	if err != nil {
 		return fmt.Errorf("encode queue facts: %w", err)
 	}

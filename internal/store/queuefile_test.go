@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -15,7 +16,7 @@ import (
 // 0600, is replaced whole, and leaves no temporary file behind.
 func TestWriteQueueFile(t *testing.T) {
 	rt := t.TempDir()
-	path := ipc.QueueFile(rt, "s1")
+	path := paths.QueueFile(rt, "s1")
 	for _, f := range []ipc.QueueFacts{
 		{SessionID: "s1", Name: "a", Activity: "busy", SupPID: 7, Lifecycle: "running"},
 		{SessionID: "s1", Name: "a", Activity: "ready", Reason: "stopped", WaitingSince: 5, SupPID: 7, Lifecycle: "running"},

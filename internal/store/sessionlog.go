@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/sup-tmux/sup/internal/paths"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 // OpenSessionLog opens <stateDir>/<sessionID>.log (dir 0700, file 0600),
@@ -16,10 +15,4 @@ func OpenSessionLog(stateDir, sessionID string, c LogConfig) (*LogWriter, error)
 		return nil, fmt.Errorf("session log dir: %w", err)
 	}
 	return OpenLog(paths.SessionLog(stateDir, sessionID), c.MaxSize)
-}
-
-// Liveness is the liveness test pruning uses: a session is live when its
-// supervisor answers on <runtimeDir>/<id>.sock, as the broker decides.
-func Liveness(runtimeDir string) func(sessionID string) bool {
-	return func(id string) bool { return ipc.SessionLive(runtimeDir, id) }
 }

@@ -298,7 +298,7 @@ func (a *answering) book(r ipc.AnswerResult, err error) {
 		}
 		var ie *ipc.Error
 		if errors.As(err, &ie) {
-			rec.ErrorCode, rec.Message = ie.Code, ie.Message
+			rec.ErrorCode, rec.Message = string(ie.Code), ie.Message
 		} else {
 			rec.Message = err.Error()
 		}

@@ -105,11 +105,11 @@ func (d *Desk) Restore(document string, now time.Time) (int, error) {
 	n := 0
 	for _, r := range recs {
 		at := time.UnixMilli(r.Time)
-		if r.ErrorCode == ipc.CodeThreadAutoBlocked {
+		if ipc.Code(r.ErrorCode) == ipc.CodeThreadAutoBlocked {
 			continue
 		}
 		d.table.Finish(r.TriggerID, ipc.TriggerResult{
-			TriggerID: r.TriggerID, ThreadID: r.ThreadID, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
+			TriggerID: r.TriggerID, ThreadID: r.ThreadID, Result: ipc.Outcome(r.Result), ErrorCode: ipc.Code(r.ErrorCode), Message: r.Message,
 			DeliveryBackend: "pty", DeliveredAt: r.DeliveredAt, Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback,
 		}, at)
 		n++
@@ -260,7 +260,7 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 	sessionID, document := d.sess.Identity()
 	rec := store.AuditRecord{
 		Time: now.UnixMilli(), TriggerID: j.id, ThreadID: j.thread, Session: sessionID, Document: document,
-		Requester: j.p.Requester, Caller: &j.caller, Reason: j.p.Reason, Result: r.Result, ErrorCode: r.ErrorCode, Message: r.Message,
+		Requester: j.p.Requester, Caller: &j.caller, Reason: j.p.Reason, Result: string(r.Result), ErrorCode: string(r.ErrorCode), Message: r.Message,
 		Attempts: r.Attempts, AckedBy: r.AckedBy, Fallback: r.Fallback, DeliveredAt: r.DeliveredAt,
 		LatencyMS: now.Sub(j.queued).Milliseconds(), Envelope: j.envelope,
 		ForceOverrideRequested: j.override.Requested, ForceOverrideApplied: j.applied,

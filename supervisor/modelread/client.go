@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 // Client asks one endpoint. Safe for concurrent use.
 type Client struct {
-	cfg  Config
+	cfg  config.Model
 	key  string
 	red  *Redactor
 	http *http.Client
@@ -21,7 +23,7 @@ type Client struct {
 
 // NewClient makes a client for cfg (validated, defaults applied by the
 // caller or here); key is the API key (LoadKey), "" for none.
-func NewClient(cfg Config, key string) (*Client, error) {
+func NewClient(cfg config.Model, key string) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -37,20 +39,20 @@ func NewClient(cfg Config, key string) (*Client, error) {
 }
 
 // Config returns the client's configuration, defaults applied.
-func (c *Client) Config() Config { return c.cfg }
+func (c *Client) Config() config.Model { return c.cfg }
 
 // URL is where requests go.
 func (c *Client) URL() string { return strings.TrimRight(c.cfg.Endpoint, "/") + "/chat/completions" }
 
 // Request returns the body Read would send for screen: what leaves the
 // machine (`sup classify --model` shows it).
-func (c *Client) Request(examples []Example, screen string) ([]byte, error) {
+func (c *Client) Request(examples []config.ModelExample, screen string) ([]byte, error) {
 	return BuildRequest(c.cfg.Name, examples, c.red, screen)
 }
 
 // Read asks the model to read screen (redacted here) with examples as
 // few-shot turns. It returns within the timeout; a failure is an *Error.
-func (c *Client) Read(ctx context.Context, examples []Example, screen string) (Reply, error) {
+func (c *Client) Read(ctx context.Context, examples []config.ModelExample, screen string) (Reply, error) {
 	body, err := c.Request(examples, screen)
 	if err != nil {
 		return Reply{}, &Error{Kind: FailHTTP, Err: err}
@@ -83,7 +85,7 @@ func (c *Client) Read(ctx context.Context, examples []Example, screen string) (R
 		return Reply{}, &Error{Kind: kind, Err: fmt.Errorf("reading the reply of %s: %v", c.URL(), err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Reply{}, &Error{Kind: FailHTTP, Err: fmt.Errorf("POST %s: %s: %s", c.URL(), resp.Status, clip(Clean(scrub(string(data), c.key), 200), 200))}
+		return Reply{}, &Error{Kind: FailHTTP, Err: fmt.Errorf("POST %s: %s: %s", c.URL(), resp.Status, clip(config.Clean(scrub(string(data), c.key), 200), 200))}
 	}
 	return ParseResponse(data)
 }

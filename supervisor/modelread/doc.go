@@ -28,7 +28,7 @@
 //   - The package starts no goroutine; Client.Read is synchronous and
 //     bounded by the configured timeout. Budget and Cache take the time
 //     from their caller.
-//   - The API key is never in Config: Config.Validate refuses a key field,
+//   - The API key is never in config.Model: its Validate refuses a key field,
 //     and the key is read from the environment variable key_env (or the
 //     .env file env_file) when the client is made.
 package modelread

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 func TestParseReplyValid(t *testing.T) {
@@ -45,29 +47,6 @@ func TestParseReplyFailures(t *testing.T) {
 		_, err := ParseReply(c.in)
 		if err == nil || KindOf(err) != c.kind {
 			t.Errorf("ParseReply(%q) = %v, want kind %s", c.in, err, c.kind)
-		}
-	}
-}
-
-// TestParseKey: a key is the one keypress a human would make on the
-// screen — one printable character or one named key; two keys, words,
-// control and non-ASCII characters are refused with the reason.
-func TestParseKey(t *testing.T) {
-	for in, want := range map[string]string{"y": "y", "2": "2", "Enter": "\r", " ENTER ": "\r", "esc": "\x1b", "Escape": "\x1b",
-		"Tab": "\t", "Up": "\x1b[A", "down": "\x1b[B", "Left": "\x1b[D", "Right": "\x1b[C", "Space": " ", "?": "?"} {
-		got, err := ParseKey(in)
-		if err != nil || got != want {
-			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for bad, reason := range map[string]string{
-		"": "empty key", "  ": "empty key",
-		"Up Enter": "2 keys", "1 Enter": "2 keys", "down Down ENTER": "3 keys", "rm -rf ~ Enter": "4 keys",
-		"yes": "neither one printable character", "\x03": "neither", "\x1b[A": "neither", "C-c": "neither", "é": "not an ASCII character",
-	} {
-		_, err := ParseKey(bad)
-		if err == nil || !strings.Contains(err.Error(), reason) {
-			t.Errorf("ParseKey(%q) = %v; want an error saying %q", bad, err, reason)
 		}
 	}
 }
@@ -239,47 +218,6 @@ func TestCacheBounded(t *testing.T) {
 	}
 }
 
-func TestConfigValidate(t *testing.T) {
-	ok := Config{Endpoint: "http://127.0.0.1:1/v1", Name: "m", KeyEnv: "MODEL_KEY"}
-	if err := ok.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		cfg  Config
-		want string
-	}{
-		{Config{Endpoint: "http://x/v1", Name: "m", Key: "sk-123"}, "never goes in config.yaml"},
-		{Config{Endpoint: "ftp://x", Name: "m"}, "endpoint"},
-		{Config{Endpoint: "http://x/v1"}, "name"},
-		{Config{Endpoint: "http://x/v1", Name: "m", KeyEnv: "sk-ant-xyz"}, "key_env"},
-		{Config{Endpoint: "http://x/v1", Name: "m", EnvFile: ".env"}, "env_file needs key_env"},
-		{Config{Name: "m"}, "endpoint is empty"},
-		{Config{Endpoint: "http://x/v1", Name: "m", Budget: 100000}, "budget"},
-	} {
-		if err := c.cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate(%+v) = %v, want %q", c.cfg, err, c.want)
-		}
-	}
-}
-
-func TestLoadKey(t *testing.T) {
-	dir := t.TempDir()
-	env := filepath.Join(dir, ".env")
-	os.WriteFile(env, []byte("# keys\nOTHER=1\nexport MODEL_KEY=\"k-from-file\"\n"), 0o600)
-	none := func(string) (string, bool) { return "", false }
-	cfg := Config{Endpoint: "http://x/v1", Name: "m", KeyEnv: "MODEL_KEY", EnvFile: env}
-	if k, err := cfg.LoadKey(none); err != nil || k != "k-from-file" {
-		t.Fatalf("from file: %q %v", k, err)
-	}
-	if k, err := cfg.LoadKey(func(string) (string, bool) { return "k-env", true }); err != nil || k != "k-env" {
-		t.Fatalf("from env: %q %v", k, err)
-	}
-	cfg.EnvFile = ""
-	if _, err := cfg.LoadKey(none); err == nil || !strings.Contains(err.Error(), "MODEL_KEY is not set") {
-		t.Fatalf("missing: %v", err)
-	}
-}
-
 // TestClientRead: the request goes to <endpoint>/chat/completions with the
 // key as a bearer token and the few-shot examples before the screen; each
 // failure has its kind.
@@ -300,14 +238,14 @@ func TestClientRead(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
 	}))
 	defer srv.Close()
-	c, err := NewClient(Config{Endpoint: srv.URL + "/v1/", Name: "m", Timeout: 200 * time.Millisecond}, "k-123")
+	c, err := NewClient(config.Model{Endpoint: srv.URL + "/v1/", Name: "m", Timeout: 200 * time.Millisecond}, "k-123")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := []Example{{Screen: "Continue? (y/n)", Reply: Reply{State: StateNeedsConfirmation, Summary: "Continue?", Actions: []Action{{"Yes", "y"}}}}}
+	ex := []config.ModelExample{{Screen: "Continue? (y/n)", Reply: Reply{State: config.StateNeedsConfirmation, Summary: "Continue?", Actions: []Action{{Label: "Yes", Key: "y"}}}}}
 	status, content = 200, `{"state":"ERROR","summary":"build failed","actions_needed":[]}`
 	r, err := c.Read(context.Background(), ex, "make: *** [all] Error 1")
-	if err != nil || r.State != StateError || r.Summary != "build failed" {
+	if err != nil || r.State != config.StateError || r.Summary != "build failed" {
 		t.Fatalf("read: %+v %v", r, err)
 	}
 	if got.URL.Path != "/v1/chat/completions" || got.Header.Get("Authorization") != "Bearer k-123" {

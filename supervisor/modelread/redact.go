@@ -1,11 +1,12 @@
 package modelread
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 // Redacted replaces every secret Redact finds.
@@ -117,14 +118,11 @@ func NewRedactor(user []string) (*Redactor, error) {
 		re := regexp.MustCompile(b.pattern)
 		r.rules = append(r.rules, rule{re: re, group: max(re.SubexpIndex("s"), 0), wrap: b.wrap, keep: b.keep})
 	}
-	for i, p := range user {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("model: redact[%d] %q: bad regex: %v", i, p, err)
-		}
-		if re.MatchString("") {
-			return nil, fmt.Errorf("model: redact[%d] %q: matches the empty string (it would redact nothing useful and everything between)", i, p)
-		}
+	res, err := config.RedactPatterns(user)
+	if err != nil {
+		return nil, err
+	}
+	for _, re := range res {
 		r.rules = append(r.rules, rule{re: re})
 	}
 	return r, nil

@@ -1,6 +1,10 @@
 package notify
 
-import "time"
+import (
+	"time"
+
+	"github.com/sup-tmux/sup/internal/config"
+)
 
 // Facts are what the policy decides on, read from the session at one
 // moment.
@@ -17,14 +21,14 @@ const WatchPoll = time.Second
 
 // Policy remembers what was notified. Not safe for concurrent use.
 type Policy struct {
-	cfg      Config
+	cfg      config.Notify
 	episode  time.Time // WaitingSince of the episode last notified
 	lastSent time.Time // when it was last notified
 }
 
 // NewPolicy returns a policy for cfg (zero fields are not defaulted:
-// load cfg through config.yaml or start from DefaultConfig).
-func NewPolicy(cfg Config) *Policy { return &Policy{cfg: cfg} }
+// load cfg through config.yaml or start from config.DefaultNotify).
+func NewPolicy(cfg config.Notify) *Policy { return &Policy{cfg: cfg} }
 
 // Decide says whether to notify now and when to look next (zero: not
 // until the facts change). watched is asked only when a notification is

@@ -3,6 +3,8 @@ package notify
 import (
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 var t0 = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
@@ -24,7 +26,7 @@ func step(p *Policy, since, skip time.Time, now time.Time, watched bool) (bool, 
 // Once per episode, after `after`, not while watched, again for a new
 // episode.
 func TestOncePerEpisode(t *testing.T) {
-	p := NewPolicy(Config{After: 15 * time.Second, Tmux: true})
+	p := NewPolicy(config.Notify{After: 15 * time.Second, Tmux: true})
 	ep := at(0)
 	if fire, next := step(p, ep, time.Time{}, at(5*time.Second), false); fire || !next.Equal(at(15*time.Second)) {
 		t.Fatalf("at 5s: fire %v next %v, want the due time 15s", fire, next)
@@ -48,7 +50,7 @@ func TestOncePerEpisode(t *testing.T) {
 
 // Repeat reminds every Repeat while the episode lasts.
 func TestRepeat(t *testing.T) {
-	p := NewPolicy(Config{After: 10 * time.Second, Repeat: time.Minute})
+	p := NewPolicy(config.Notify{After: 10 * time.Second, Repeat: time.Minute})
 	ep := at(0)
 	if fire, next := step(p, ep, time.Time{}, at(10*time.Second), false); !fire || !next.Equal(at(70*time.Second)) {
 		t.Fatalf("first: fire %v next %v", fire, next)
@@ -64,7 +66,7 @@ func TestRepeat(t *testing.T) {
 // A session in skip cooldown is not notified; the skip's own episode is,
 // after the cooldown and `after`.
 func TestSkipCooldown(t *testing.T) {
-	p := NewPolicy(Config{After: 15 * time.Second})
+	p := NewPolicy(config.Notify{After: 15 * time.Second})
 	skipped := at(20 * time.Second) // the skip moved waiting_since here
 	until := at(5 * time.Minute)
 	if fire, next := step(p, skipped, until, at(40*time.Second), false); fire || !next.Equal(until) {
@@ -77,30 +79,8 @@ func TestSkipCooldown(t *testing.T) {
 
 // Not waiting: nothing, and nothing to wake for.
 func TestNotWaiting(t *testing.T) {
-	p := NewPolicy(DefaultConfig())
+	p := NewPolicy(config.DefaultNotify())
 	if fire, next := p.Decide(Facts{Now: t0}, func() bool { t.Fatal("asked tmux for nothing"); return false }); fire || !next.IsZero() {
 		t.Fatalf("fire %v next %v", fire, next)
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	if err := DefaultConfig().Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		mod  func(*Config)
-		want string
-	}{
-		{func(c *Config) { c.After = 0 }, "after 0s: must be a positive duration such as 15s"},
-		{func(c *Config) { c.Repeat = -time.Second }, "repeat -1s: must be a positive duration such as 5m, or 0 for no reminders"},
-		{func(c *Config) { c.Repeat = time.Millisecond }, "repeat 1ms: at least 1s"},
-		{func(c *Config) { c.CommandTimeout = 0 }, "command_timeout 0s: must be a positive duration such as 10s"},
-		{func(c *Config) { c.Command = []string{""} }, "command: the first element is the program to run; it is empty"},
-	} {
-		cfg := DefaultConfig()
-		c.mod(&cfg)
-		if err := cfg.Validate(); err == nil || len(err.Error()) < len(c.want) || err.Error()[:len(c.want)] != c.want {
-			t.Errorf("%+v: %v, want %s", cfg, err, c.want)
-		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // the hook's round trip; a typical closing message, and inputs built to
 // be slow (MaxInput bytes of sentences, quotes, unmatched backticks).
 func BenchmarkDetect(b *testing.B) {
-	d, err := testConfig.Compile()
+	d, err := Compile(testConfig)
 	if err != nil {
 		b.Fatal(err)
 	}

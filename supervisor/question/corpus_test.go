@@ -47,7 +47,7 @@ func detectors(t *testing.T) map[string]*question.Detector {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := p.Questions.Compile()
+		d, err := question.Compile(p.Questions)
 		if err != nil || d == nil {
 			t.Fatalf("profile %s: questions: %v (nil: %v)", name, err, d == nil)
 		}

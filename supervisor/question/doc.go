@@ -6,7 +6,7 @@
 // the answer (specs/detection.md, "Questions"; specs/triggers.md, "A
 // trigger does not answer a question").
 //
-// The rule, with its wording kept in the profile as data (Config, the
+// The rule, with its wording kept in the profile as data (config.Questions, the
 // profile's `questions:` section):
 //
 //  1. Mask what is not the agent's own prose: fenced code blocks, inline
@@ -16,12 +16,12 @@
 //     paragraphs). When it is an option list, the paragraph before it is its
 //     lead-in and belongs to it.
 //  3. It asks when its last sentence is a question; or when any question
-//     sentence in it addresses the human (Config.Ask: "should I", "you",
+//     sentence in it addresses the human (config.Questions.Ask: "should I", "you",
 //     "want me to"); or when it asks for a choice without a question mark
-//     (Config.Choice: "let me know which", "please confirm"); or when it
-//     offers at least two options (Config.Option) under a lead-in that
-//     presents them (Config.OptionLead: "Two options:"). Question sentences
-//     that only invite more work (Config.Courtesy: "Anything else?") never
+//     (config.Questions.Choice: "let me know which", "please confirm"); or when it
+//     offers at least two options (config.Questions.Option) under a lead-in that
+//     presents them (config.Questions.OptionLead: "Two options:"). Question sentences
+//     that only invite more work (config.Questions.Courtesy: "Anything else?") never
 //     ask.
 //
 // Invariants: Detect is pure and deterministic, never panics, and runs in

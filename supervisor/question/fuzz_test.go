@@ -15,7 +15,7 @@ func FuzzDetect(f *testing.F) {
 		`"a" "b?"`, "Ok? 🙂", "\xff?", "> q?\n\nok", "https://x/?q", "Please confirm."} {
 		f.Add(s)
 	}
-	d, err := testConfig.Compile()
+	d, err := Compile(testConfig)
 	if err != nil {
 		f.Fatal(err)
 	}

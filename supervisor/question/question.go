@@ -1,66 +1,37 @@
 package question
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
-// Config is a profile's `questions:` section: the wording of the rule
-// (package comment), as RE2 patterns. A nil *Config has no rule: no turn of
-// that profile asks.
-type Config struct {
-	// Ask: a question sentence that matches one of these addresses the
-	// human, wherever it stands in the final paragraph ("Should I delete
-	// them? They are 6 months old.").
-	Ask []string `yaml:"ask"`
-	// Choice: the final paragraph asks for a decision without a question
-	// mark ("Let me know which you prefer.", "Please confirm.").
-	Choice []string `yaml:"choice"`
-	// Courtesy: question sentences that only invite more work ("Anything
-	// else?"); they never ask, even last.
-	Courtesy []string `yaml:"courtesy"`
-	// Option is one line of an option list ("1. Rebase", "b) Merge",
-	// "- **Option A**: …").
-	Option string `yaml:"option"`
-	// OptionLead: the line right above an option list that presents the
-	// options as a choice ("I see two options:"). A plain numbered list
-	// (a summary of changes) under another lead-in does not ask.
-	OptionLead []string `yaml:"option_lead"`
-}
-
-// Detector is a compiled Config.
+// Detector is a compiled config.Questions.
 type Detector struct {
 	ask, choice, courtesy, lead []*regexp.Regexp
 	option                      *regexp.Regexp
 }
 
-// Compile checks and compiles c; an error names the field and the pattern.
-func (c *Config) Compile() (*Detector, error) {
-	if c == nil {
-		return nil, nil
+// Compile checks and compiles c (config.Questions.Validate's errors name
+// the field and the pattern); a nil c has no rule and compiles to nil.
+func Compile(c *config.Questions) (*Detector, error) {
+	if err := c.Validate(); err != nil || c == nil {
+		return nil, err
 	}
 	d := &Detector{}
-	var err error
 	for _, f := range []struct {
-		name string
-		src  []string
-		dst  *[]*regexp.Regexp
-	}{{"ask", c.Ask, &d.ask}, {"choice", c.Choice, &d.choice}, {"courtesy", c.Courtesy, &d.courtesy}, {"option_lead", c.OptionLead, &d.lead}} {
-		for i, p := range f.src {
-			re, cerr := regexp.Compile(p)
-			if cerr != nil {
-				return nil, fmt.Errorf("questions.%s[%d] %q: %v", f.name, i, p, cerr)
-			}
-			*f.dst = append(*f.dst, re)
+		src []string
+		dst *[]*regexp.Regexp
+	}{{c.Ask, &d.ask}, {c.Choice, &d.choice}, {c.Courtesy, &d.courtesy}, {c.OptionLead, &d.lead}} {
+		for _, p := range f.src {
+			*f.dst = append(*f.dst, regexp.MustCompile(p)) // valid: checked above
 		}
 	}
 	if c.Option != "" {
-		if d.option, err = regexp.Compile(c.Option); err != nil {
-			return nil, fmt.Errorf("questions.option %q: %v", c.Option, err)
-		}
+		d.option = regexp.MustCompile(c.Option)
 	}
 	return d, nil
 }

@@ -3,11 +3,13 @@ package question
 import (
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/config"
 )
 
 // testConfig is a small rule of the profiles' shape, for the parts of
 // the rule that do not depend on wording.
-var testConfig = &Config{
+var testConfig = &config.Questions{
 	Ask:        []string{`(?i)\b(you|your)\b`, `(?i)\b(should|can) I\b`},
 	Choice:     []string{`(?i)\bplease confirm\b`},
 	Courtesy:   []string{`(?i)^anything else\b`},
@@ -15,9 +17,9 @@ var testConfig = &Config{
 	OptionLead: []string{`(?i)\boptions:$`},
 }
 
-func mustCompile(t *testing.T, c *Config) *Detector {
+func mustCompile(t *testing.T, c *config.Questions) *Detector {
 	t.Helper()
-	d, err := c.Compile()
+	d, err := Compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +61,8 @@ func TestDetect(t *testing.T) {
 }
 
 func TestNilDetectorAsksNothing(t *testing.T) {
-	var c *Config
-	d, err := c.Compile()
+	var c *config.Questions
+	d, err := Compile(c)
 	if err != nil || d != nil {
 		t.Fatalf("nil config: %v %v", d, err)
 	}
@@ -70,11 +72,11 @@ func TestNilDetectorAsksNothing(t *testing.T) {
 }
 
 func TestCompileNamesTheBadPattern(t *testing.T) {
-	_, err := (&Config{Choice: []string{"ok", "(unclosed"}}).Compile()
+	_, err := Compile(&config.Questions{Choice: []string{"ok", "(unclosed"}})
 	if err == nil || !strings.Contains(err.Error(), "questions.choice[1]") || !strings.Contains(err.Error(), "(unclosed") {
 		t.Fatalf("err = %v, want it to name questions.choice[1] and the pattern", err)
 	}
-	_, err = (&Config{Option: "["}).Compile()
+	_, err = Compile(&config.Questions{Option: "["})
 	if err == nil || !strings.Contains(err.Error(), "questions.option") {
 		t.Fatalf("err = %v, want it to name questions.option", err)
 	}

@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/safetext"
 	"github.com/sup-tmux/sup/internal/store"
-	"github.com/sup-tmux/sup/ipc"
 )
 
 // Severity ranks a finding.
@@ -62,13 +62,13 @@ type Options struct {
 
 func (o *Options) fill() {
 	if o.RuntimeDir == "" {
-		o.RuntimeDir = ipc.RuntimeDir(o.Getenv)
+		o.RuntimeDir = paths.RuntimeDir(o.Getenv)
 	}
 	if o.StateDir == "" {
-		o.StateDir = store.StateDir(o.Getenv)
+		o.StateDir = paths.StateDir(o.Getenv)
 	}
 	if o.ConfigDir == "" {
-		o.ConfigDir = store.ConfigDir(o.Getenv)
+		o.ConfigDir = paths.ConfigDir(o.Getenv)
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -118,8 +119,8 @@ func TestFixPrunesEndedLogsNeverLive(t *testing.T) {
 
 func TestStaleQueueFileAndRuntimeDirMode(t *testing.T) {
 	e := newEnv(t)
-	os.MkdirAll(ipc.QueueDir(e.rt), 0o700)
-	q := ipc.QueueFile(e.rt, "333333333333")
+	os.MkdirAll(paths.QueueDir(e.rt), 0o700)
+	q := paths.QueueFile(e.rt, "333333333333")
 	os.WriteFile(q, []byte(`{"session_id":"333333333333","sup_pid":1}`), 0o600)
 	os.Chmod(e.rt, 0o755)
 	fs := e.run(t, false)
@@ -274,8 +275,8 @@ func TestPrintHostileFileName(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.rt, hostile+".sock"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(ipc.QueueDir(e.rt), 0o700)
-	os.WriteFile(filepath.Join(ipc.QueueDir(e.rt), hostile+"-q.json"), []byte(`{"sup_pid":1}`), 0o600)
+	os.MkdirAll(paths.QueueDir(e.rt), 0o700)
+	os.WriteFile(filepath.Join(paths.QueueDir(e.rt), hostile+"-q.json"), []byte(`{"sup_pid":1}`), 0o600)
 	fs := e.run(t, true)
 	var out strings.Builder
 	Print(&out, fs)

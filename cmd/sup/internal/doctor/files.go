@@ -12,6 +12,7 @@ import (
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor"
 )
 
@@ -49,7 +50,7 @@ func checkDisk(ctx context.Context, o *Options) []Finding {
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}
 	}
-	live := store.Liveness(o.RuntimeDir)
+	live := func(id string) bool { return ipc.SessionLive(o.RuntimeDir, id) }
 	plan, err := store.PlanPrune(o.StateDir, lim.Log, o.Now, live)
 	if err != nil {
 		return []Finding{{Check: "logs", Severity: Warning, Subject: o.StateDir, Message: err.Error()}}

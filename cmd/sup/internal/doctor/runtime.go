@@ -110,7 +110,7 @@ func checkSockets(o *Options, dir string) []Finding {
 // checkQueueFiles finds queue files whose supervisor is gone: no socket
 // listed, or its sup_pid dead (the broker's rule, broker.ReadQueueFiles).
 func checkQueueFiles(o *Options, dir string) []Finding {
-	qdir := ipc.QueueDir(dir)
+	qdir := paths.QueueDir(dir)
 	entries, err := os.ReadDir(qdir)
 	if err != nil {
 		return nil // none yet

@@ -1,4 +1,4 @@
-package notify
+package config
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Config is the `notify:` section of config.yaml. Every key is optional;
-// DefaultConfig has the defaults.
-type Config struct {
+// Notify is the `notify:` section of config.yaml, the configuration of
+// supervisor/notify. Every key is optional; DefaultNotify has the defaults.
+type Notify struct {
 	// After: notify once the session has waited this long (15s).
 	After time.Duration `yaml:"after"`
 	// Repeat: remind every Repeat while the episode lasts; 0 (the
@@ -27,14 +27,14 @@ type Config struct {
 	CommandTimeout time.Duration `yaml:"command_timeout"`
 }
 
-// DefaultConfig is notify's configuration without a `notify:` section:
-// the tmux message after 15 s, nothing else.
-func DefaultConfig() Config {
-	return Config{After: 15 * time.Second, Tmux: true, CommandTimeout: 10 * time.Second}
+// DefaultNotify is the configuration without a `notify:` section: the
+// tmux message after 15 s, nothing else.
+func DefaultNotify() Notify {
+	return Notify{After: 15 * time.Second, Tmux: true, CommandTimeout: 10 * time.Second}
 }
 
 // Validate names the first bad key and what would be valid.
-func (c Config) Validate() error {
+func (c Notify) Validate() error {
 	switch {
 	case c.After <= 0:
 		return fmt.Errorf("after %s: must be a positive duration such as 15s", c.After)
@@ -51,4 +51,4 @@ func (c Config) Validate() error {
 }
 
 // Enabled reports whether any way to notify is on.
-func (c Config) Enabled() bool { return c.Tmux || c.Desktop || len(c.Command) > 0 }
+func (c Notify) Enabled() bool { return c.Tmux || c.Desktop || len(c.Command) > 0 }

@@ -1,4 +1,4 @@
-package modelread
+package config
 
 import (
 	"bufio"
@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 )
 
-// Defaults of Config.
+// Defaults of Model.
 const (
 	DefaultTimeout = 10 * time.Second
 	DefaultBudget  = 60 // calls per hour per host
 	MaxBudget      = 3600
 )
 
-// Config is config.yaml's `model:` section. The model reader is off while
-// Endpoint is empty.
-type Config struct {
+// Model is config.yaml's `model:` section, the configuration of
+// supervisor/modelread. The model reader is off while Endpoint is empty.
+type Model struct {
 	// Endpoint is the base URL of an OpenAI-compatible API
 	// (https://openrouter.ai/api/v1, https://api.openai.com/v1,
 	// http://127.0.0.1:11434/v1 for Ollama); sup POSTs to
@@ -47,10 +48,10 @@ type Config struct {
 }
 
 // Enabled reports whether the model reader is on.
-func (c Config) Enabled() bool { return c.Endpoint != "" }
+func (c Model) Enabled() bool { return c.Endpoint != "" }
 
 // WithDefaults fills the zero numbers.
-func (c Config) WithDefaults() Config {
+func (c Model) WithDefaults() Model {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -61,7 +62,7 @@ func (c Config) WithDefaults() Config {
 }
 
 // Validate checks the section; every error names the key and what is valid.
-func (c Config) Validate() error {
+func (c Model) Validate() error {
 	if c.Key != "" {
 		return errors.New("model: key: the API key never goes in config.yaml; put it in an environment variable and name it with key_env (or in a .env file named by env_file)")
 	}
@@ -93,8 +94,26 @@ func (c Config) Validate() error {
 	if c.EnvFile != "" && c.KeyEnv == "" {
 		return errors.New("model: env_file needs key_env, the variable to read from it")
 	}
-	_, err = NewRedactor(c.Redact)
+	_, err = RedactPatterns(c.Redact)
 	return err
+}
+
+// RedactPatterns compiles the user's redact patterns (Go regexps); an
+// error names the pattern and why it is refused. modelread.NewRedactor
+// adds them to its built-in ones.
+func RedactPatterns(user []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for i, p := range user {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("model: redact[%d] %q: bad regex: %v", i, p, err)
+		}
+		if re.MatchString("") {
+			return nil, fmt.Errorf("model: redact[%d] %q: matches the empty string (it would redact nothing useful and everything between)", i, p)
+		}
+		out = append(out, re)
+	}
+	return out, nil
 }
 
 func envName(s string) bool {
@@ -109,7 +128,7 @@ func envName(s string) bool {
 // LoadKey finds the API key: the variable KeyEnv in the environment
 // (lookup), else in EnvFile. "" with no error when KeyEnv is empty (a local
 // server without a key); an error when KeyEnv is named but set nowhere.
-func (c Config) LoadKey(lookup func(string) (string, bool)) (string, error) {
+func (c Model) LoadKey(lookup func(string) (string, bool)) (string, error) {
 	if c.KeyEnv == "" {
 		return "", nil
 	}

@@ -1,4 +1,4 @@
-package modelread
+package config
 
 import (
 	"fmt"
