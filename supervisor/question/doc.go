@@ -6,8 +6,8 @@
 // the answer (specs/detection.md, "Questions"; specs/triggers.md, "A
 // trigger does not answer a question").
 //
-// The rule, with its wording kept in the profile as data (config.Questions, the
-// profile's `questions:` section):
+// The rule, with its wording kept in the profile as data (the profile's
+// `questions:` section, a config.Questions compiled by Compile):
 //
 //  1. Mask what is not the agent's own prose: fenced code blocks, inline
 //     code spans, URLs, quoted text ("…", “…”, '…'), block quotes and table
@@ -16,13 +16,12 @@
 //     paragraphs). When it is an option list, the paragraph before it is its
 //     lead-in and belongs to it.
 //  3. It asks when its last sentence is a question; or when any question
-//     sentence in it addresses the human (config.Questions.Ask: "should I", "you",
-//     "want me to"); or when it asks for a choice without a question mark
-//     (config.Questions.Choice: "let me know which", "please confirm"); or when it
-//     offers at least two options (config.Questions.Option) under a lead-in that
-//     presents them (config.Questions.OptionLead: "Two options:"). Question sentences
-//     that only invite more work (config.Questions.Courtesy: "Anything else?") never
-//     ask.
+//     sentence in it addresses the human (Ask: "should I", "you", "want me
+//     to"); or when it asks for a choice without a question mark (Choice:
+//     "let me know which", "please confirm"); or when it offers at least two
+//     options (Option) under a lead-in that presents them (OptionLead: "Two
+//     options:"). Question sentences that only invite more work (Courtesy:
+//     "Anything else?") never ask.
 //
 // Invariants: Detect is pure and deterministic, never panics, and runs in
 // time linear in its input (RE2 patterns, a bounded input: MaxInput bytes
