@@ -54,5 +54,6 @@ func (s *Supervisor) State() ipc.State { return *s.state.Load() }
 // does when its agent's activity or summary changes.
 func (s *Supervisor) Set(st ipc.State) {
 	s.state.Store(&st)
-	s.Server.Publish("activity", map[string]any{"activity": st.Activity, "summary": st.Summary})
+	s.Server.Publish(ipc.EventActivity, ipc.ActivityEvent{Activity: st.Activity, Reason: st.Reason, Summary: st.Summary,
+		WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil})
 }
