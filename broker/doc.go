@@ -37,6 +37,14 @@
 //     parses flags and prints. RefreshHostCaches re-runs the binary
 //     detached to refresh the status line's host caches.
 //
+// Invariants (specs/broker.md, "Finding one session"): acting on one
+// session dials that session's socket only (Fleet.Find and Router.live
+// read socket names and queue files, asking only the sockets with no
+// readable facts, and every socket only on a miss); only a listing
+// (Discover) removes stale sockets, never a verb on one session; Queue is
+// the one queue builder, whether its sessions came from the sockets or
+// from the queue files, which are a cache of their state.
+//
 // It keeps no state of its own: every fact lives in a supervisor or in the
 // files of internal/store, so nothing is lost when no broker runs. It
 // imports the plan and the store but none of the supervisor's runtime

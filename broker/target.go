@@ -3,6 +3,7 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,12 @@ func FindTarget(sessions []Listing, target, cwd string) (Listing, error) {
 			return Listing{}, fmt.Errorf("target %q is ambiguous: it matches %d sessions; use the session id%s", target, len(found), listing(found))
 		}
 	}
-	return Listing{}, fmt.Errorf("no session matches target %q%s", target, listing(sessions))
+	return Listing{}, fmt.Errorf("%w %q%s", ErrNoMatch, target, listing(sessions))
 }
+
+// ErrNoMatch is wrapped by FindTarget's error when no session matches (not
+// when the target is missing or ambiguous).
+var ErrNoMatch = errors.New("no session matches target")
 
 func listing(sessions []Listing) string {
 	if len(sessions) == 0 {

@@ -37,7 +37,10 @@ func runtimeDir() (string, error) {
 }
 
 // withTarget finds the session TARGET names, on any host, and calls fn
-// with a client connected to its supervisor.
+// with a client connected to its supervisor: the one connection the verb
+// makes (Fleet.Find dials nothing it can read from the queue files). The
+// Listing's State holds the session's cached facts (name, lifecycle, …),
+// not its whole state: a verb that needs more asks on the connection.
 func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Listing) error) error {
 	f, err := fleet()
 	if err != nil {
@@ -50,7 +53,7 @@ func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, brok
 	}
 	c, done, err := f.Dial(ctx, s)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", s.State.Name, err)
+		return fmt.Errorf("connect to %s: %w", s.State.Name, broker.Stale(s, err))
 	}
 	defer done()
 	return fn(c, s)

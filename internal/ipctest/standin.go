@@ -25,6 +25,7 @@ type Supervisor struct {
 	Socket string
 	Server *ipc.Server
 	state  atomic.Pointer[ipc.State]
+	conns  atomic.Int64
 }
 
 // Serve listens on dir/<st.SessionID>.sock and answers state with st
@@ -39,13 +40,21 @@ func Serve(t testing.TB, dir string, st ipc.State) *Supervisor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Supervisor{Socket: path, Server: ipc.NewServer(ipc.ServerConfig{Events: Events})}
+	s := &Supervisor{Socket: path}
+	s.Server = ipc.NewServer(ipc.ServerConfig{Events: Events, OnClient: func(ev ipc.ClientEvent) {
+		if _, ended := ev.(ipc.ClientDisconnect); !ended {
+			s.conns.Add(1) // admitted or refused: accepted either way
+		}
+	}})
 	s.state.Store(&st)
 	s.Server.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return s.State(), nil })
 	go s.Server.Serve(ln)
 	t.Cleanup(func() { s.Server.Shutdown(time.Second) })
 	return s
 }
+
+// Connections is how many connections the stand-in accepted so far.
+func (s *Supervisor) Connections() int64 { return s.conns.Load() }
 
 // State is what state answers now.
 func (s *Supervisor) State() ipc.State { return *s.state.Load() }

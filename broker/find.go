@@ -1,0 +1,142 @@
+//go:build linux
+
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// Find resolves the TARGET a user names (FindTarget) across hosts without
+// dialling a local supervisor it does not need (specs/broker.md, "Finding
+// one session"): this host's sessions come from the socket names (a
+// session id is its socket's name) and the queue files (the cached facts
+// of each: name, document, …), so acting on one session dials one socket.
+// Only a socket without readable facts is asked for its state, and a
+// target that matches nothing is looked for again by asking every socket:
+// the facts are a cache, and the miss may be a fact it does not hold yet
+// (an older supervisor's file has no document). Find removes nothing: a
+// stale socket is left to the listings (Discover).
+//
+// With hosts configured, host:TARGET looks on that host only and an
+// unqualified TARGET on every host, each remote host through its relay's
+// relay.list. When none matches, the error says which sockets or hosts did
+// not answer: the session meant may be among them.
+func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
+	remote, local := f.Hosts, true
+	if h, rest, ok := f.splitHostTarget(target); ok {
+		target = rest
+		remote, local, _ = SelectHosts(f.Hosts, h)
+	}
+	var (
+		results []HostResult
+		wg      sync.WaitGroup
+	)
+	if len(remote) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results = f.fanout(remote).DiscoverHosts(ctx, false)
+		}()
+	}
+	var (
+		mine    []Listing
+		errs    []SocketError
+		cached  bool
+		findErr error
+	)
+	if local {
+		mine, errs, cached, findErr = localSessions(ctx, f.RuntimeDir)
+	}
+	wg.Wait()
+	if findErr != nil {
+		return Listing{}, findErr
+	}
+	s, err := FindTarget(append(mine, AllSessions(results)...), target, wd)
+	if errors.Is(err, ErrNoMatch) && cached {
+		// The cache may lack what names it: ask the sockets themselves.
+		res, derr := discover(ctx, f.RuntimeDir, DialTimeout, nil, false)
+		if derr != nil {
+			return Listing{}, derr
+		}
+		mine, errs = res.Sessions, res.Errors
+		s, err = FindTarget(append(mine, AllSessions(results)...), target, wd)
+	}
+	if err != nil {
+		for _, e := range errs {
+			err = fmt.Errorf("%w\n  (%s did not answer: %v)", err, e.Socket, e.Err)
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				err = fmt.Errorf("%w\n  (%v)", err, r.Err)
+			}
+		}
+	}
+	return s, err
+}
+
+// localSessions is this host's sessions for Find: from the queue files
+// (cached reports that some came from there), and, for a socket without
+// readable facts, from its state. It dials only those sockets and removes
+// nothing; a stale one (its supervisor is gone) is left out.
+func localSessions(ctx context.Context, dir string) (sessions []Listing, errs []SocketError, cached bool, err error) {
+	sessions, live, err := readQueueDir(dir, false)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	cached = len(sessions) > 0
+	known := make(map[string]bool, len(sessions))
+	for _, s := range sessions {
+		known[s.State.SessionID] = true
+	}
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	for id := range live {
+		if known[id] {
+			continue
+		}
+		path, perr := paths.Socket(dir, id)
+		if perr != nil {
+			continue // a name no supervisor could listen on
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := askState(ctx, path, DialTimeout, nil)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				sessions = append(sessions, Listing{Socket: path, State: st})
+			case errors.Is(err, syscall.ENOENT), isStale(err):
+				// Gone: exited meanwhile, or left a stale socket for the
+				// next listing to remove.
+			default:
+				errs = append(errs, SocketError{path, err})
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(sessions, func(i, j int) bool { return sessions[i].State.SessionID < sessions[j].State.SessionID })
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Socket < errs[j].Socket })
+	return sessions, errs, cached, nil
+}
+
+// Stale explains a Dial error of a session Find resolved: its supervisor
+// is gone but its socket is still there.
+func Stale(s Listing, err error) error {
+	if errors.Is(err, ipc.ErrStale) {
+		return fmt.Errorf("%s (session %s) is gone: its supervisor ended without removing its socket (sup ls removes it): %w",
+			s.State.Name, s.State.SessionID, err)
+	}
+	return err
+}
