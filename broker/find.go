@@ -22,7 +22,8 @@ import (
 // Only a socket without readable facts is asked for its state, and a
 // target that matches nothing is looked for again by asking every socket:
 // the facts are a cache, and the miss may be a fact it does not hold yet
-// (an older supervisor's file has no document). Find removes nothing: a
+// (an older supervisor's file has no document); so is an ambiguous one.
+// Find removes nothing: a
 // stale socket is left to the listings (Discover).
 //
 // With hosts configured, host:TARGET looks on that host only and an
@@ -30,6 +31,12 @@ import (
 // relay.list. When none matches, the error says which sockets or hosts did
 // not answer: the session meant may be among them.
 func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
+	return f.find(ctx, target, wd, true)
+}
+
+// find is Find; cached false asks every local socket at once (Open's
+// second look, after the cache named the wrong session).
+func (f *Fleet) find(ctx context.Context, target, wd string, cached bool) (Listing, error) {
 	remote, local := f.Hosts, true
 	if h, rest, ok := f.splitHostTarget(target); ok {
 		target = rest
@@ -49,19 +56,24 @@ func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
 	var (
 		mine    []Listing
 		errs    []SocketError
-		cached  bool
 		findErr error
 	)
-	if local {
+	switch {
+	case local && cached:
 		mine, errs, cached, findErr = localSessions(ctx, f.RuntimeDir)
+	case local:
+		var res Result
+		res, findErr = discover(ctx, f.RuntimeDir, DialTimeout, nil, false)
+		mine, errs = res.Sessions, res.Errors
 	}
 	wg.Wait()
 	if findErr != nil {
 		return Listing{}, findErr
 	}
 	s, err := FindTarget(append(mine, AllSessions(results)...), target, wd)
-	if errors.Is(err, ErrNoMatch) && cached {
-		// The cache may lack what names it: ask the sockets themselves.
+	if (errors.Is(err, ErrNoMatch) || errors.Is(err, ErrAmbiguous)) && cached {
+		// The cache may lack what names it, or hold a name no longer
+		// true: ask the sockets themselves.
 		res, derr := discover(ctx, f.RuntimeDir, DialTimeout, nil, false)
 		if derr != nil {
 			return Listing{}, derr
@@ -80,6 +92,40 @@ func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
 		}
 	}
 	return s, err
+}
+
+// Open finds target (Find) and connects to its supervisor: the one
+// connection a verb on one session makes. A local session is confirmed on
+// it by its own state, which then fills the Listing (Find's holds the
+// cached facts only): a fact the cache is wrong about — a write not made
+// yet, or a file another process of this user wrote in the runtime dir —
+// never sends the verb to another session; on a mismatch every socket is
+// asked and the session found that way is dialled. done closes the
+// connection.
+func (f *Fleet) Open(ctx context.Context, target, wd string) (s Listing, c *ipc.Client, done func(), err error) {
+	for _, cached := range []bool{true, false} {
+		if s, err = f.find(ctx, target, wd, cached); err != nil {
+			return Listing{}, nil, nil, err
+		}
+		if c, done, err = f.Dial(ctx, s); err != nil {
+			return Listing{}, nil, nil, fmt.Errorf("connect to %s: %w", s.State.Name, Stale(s, err))
+		}
+		if s.Host != "" {
+			return s, c, done, nil // a relay's listing is the sessions' own state
+		}
+		var st ipc.State
+		if err = Call(ctx, c, ipc.MethodState, nil, &st); err != nil {
+			done()
+			return Listing{}, nil, nil, fmt.Errorf("ask %s its state: %w", s.State.Name, err)
+		}
+		_, rest, _ := f.splitHostTarget(target)
+		if _, ferr := FindTarget([]Listing{{Socket: s.Socket, State: st}}, rest, wd); ferr == nil && st.SessionID == s.State.SessionID {
+			s.State = st
+			return s, c, done, nil
+		}
+		done()
+	}
+	return Listing{}, nil, nil, fmt.Errorf("target %q: the session found does not say it is %q; run it again", target, target)
 }
 
 // localSessions is this host's sessions for Find: from the queue files

@@ -45,15 +45,11 @@ func connections(sups []*ipctest.Supervisor) int64 {
 	return n
 }
 
-// act is what a verb does to one session: Find, dial, ask state on it.
+// act is what a verb does to one session: Open it, ask state on it.
 func act(t testing.TB, f *Fleet, target string) ipc.State {
 	t.Helper()
 	ctx := context.Background()
-	s, err := f.Find(ctx, target, "/work")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, done, err := f.Dial(ctx, s)
+	s, c, done, err := f.Open(ctx, target, "/work")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +57,9 @@ func act(t testing.TB, f *Fleet, target string) ipc.State {
 	var st ipc.State
 	if err := Call(ctx, c, ipc.MethodState, nil, &st); err != nil {
 		t.Fatal(err)
+	}
+	if st.SessionID != s.State.SessionID || s.State.Document != st.Document {
+		t.Fatalf("Open gave %+v, the session says %+v", s.State, st)
 	}
 	return st
 }
@@ -128,6 +127,31 @@ func TestFindWithoutFacts(t *testing.T) {
 	}
 	if d := connections(all) - before; d != int64(len(all))+1 {
 		t.Errorf("a miss made %d connections, want %d (the one without facts, then every socket)", d, len(all)+1)
+	}
+}
+
+// TestOpenDistrustsFacts: a queue file that names the wrong session (a
+// write not made yet, or a file another process of the user planted)
+// never sends the verb there: Open confirms the session by its own state
+// on its one connection, and on a mismatch asks every socket.
+func TestOpenDistrustsFacts(t *testing.T) {
+	f, sups := standinFleet(t, 12, true)
+	victim, liar := sups[7].State(), sups[2].State()
+	for id, name := range map[string]string{victim.SessionID: "zzz", liar.SessionID: victim.Name} {
+		facts := victim.QueueFacts()
+		if id == liar.SessionID {
+			facts = liar.QueueFacts()
+		}
+		facts.Name = name
+		if err := store.WriteQueueFile(ipc.QueueFile(f.RuntimeDir, id), facts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := act(t, f, victim.Name); got.SessionID != victim.SessionID {
+		t.Fatalf("acted on %s (%s), want %s", got.SessionID, got.Name, victim.SessionID)
+	}
+	if n := connections(sups); n != int64(len(sups))+2 {
+		t.Errorf("%d connections, want %d: the wrong one, every socket, the right one", n, len(sups)+2)
 	}
 }
 

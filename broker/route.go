@@ -484,13 +484,17 @@ func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, q Rout
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, r.TriggerWait)
 	defer cancel()
-	if res.Route == RouteLive && res.Pane == "" {
-		// Found from its cached facts, which hold no pane: ask on the
-		// one connection.
+	if res.Route == RouteLive {
+		// Found from its cached facts (live): its own state, on the one
+		// connection, confirms it and gives the pane the facts lack.
 		var st ipc.State
-		if Call(ctx, c, ipc.MethodState, nil, &st) == nil {
-			res.Pane = st.TmuxPane
+		if err := Call(ctx, c, ipc.MethodState, nil, &st); err != nil {
+			return r.fail(res, q, p, ipc.CodeTargetNotFound, "ask %s its state: %v", s.State.Name, err)
 		}
+		if st.SessionID != s.State.SessionID || !q.match(st.Workspace, st.Role, st.Name) {
+			return r.fail(res, q, p, ipc.CodeTargetNotFound, "session %s no longer matches %s (it is %q now); route again", st.SessionID, q, st.Name)
+		}
+		res.Pane = st.TmuxPane
 	}
 	if r.Progress != nil {
 		defer r.Progress(ctx, s, p.TriggerID)()

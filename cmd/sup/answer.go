@@ -70,11 +70,7 @@ what this takes. Per agent (specs/detection.md, "Answering a prompt"):
 				var ie *ipc.Error
 				if errors.As(err, &ie) {
 					errf("sup: answer %s: %s: %s\n", s.State.Name, ie.Code, ie.Message)
-					st := s.State // the cached facts; the summary is in the state
-					if broker.Call(ctx, c, ipc.MethodState, nil, &st) != nil {
-						st = s.State // Best effort: the hint without the crash's words.
-					}
-					if hint := crashHint(st); hint != "" {
+					if hint := crashHint(s.State); hint != "" {
 						errf("sup: %s\n", hint)
 					}
 					if ie.Code == ipc.CodeAckTimeout {
