@@ -38,16 +38,20 @@ type Result struct {
 }
 
 // Discover dials every socket in dir at once, each bounded by timeout, and
-// asks for its state. A socket that refuses connections is stale (its
-// supervisor died without cleaning up) and is removed by the lock-retry-
-// unlink rule; a live one is never removed.
+// asks for its state: the listing verbs' read (sup ls, dash, queue,
+// metrics, a relay's relay.list). A socket that refuses connections is
+// stale (its supervisor died without cleaning up) and is removed by the
+// lock-retry-unlink rule; a live one is never removed. Listing is where
+// stale sockets are cleaned (specs/broker.md, "Finding one session"):
+// acting on one session (Fleet.Find) never removes anything.
 func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
-	return discover(ctx, dir, timeout, nil)
+	return discover(ctx, dir, timeout, nil, true)
 }
 
 // discover is Discover; also, when not nil, is called on each connection
-// that answered state, to ask more on it (one dial per supervisor).
-func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string)) (Result, error) {
+// that answered state, to ask more on it (one dial per supervisor). clean
+// false leaves stale sockets where they are (a read without side effects).
+func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string), clean bool) (Result, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return Result{}, nil
@@ -77,6 +81,8 @@ func discover(ctx context.Context, dir string, timeout time.Duration, also func(
 			case errors.Is(err, syscall.ENOENT):
 				// Its supervisor exited while we listed: it removed its
 				// socket, which is exactly what a gone session should do.
+			case isStale(err) && !clean:
+				// Gone; the next listing removes its socket.
 			case isStale(err):
 				if removed, cerr := ipc.CleanStale(path); cerr != nil {
 					res.Errors = append(res.Errors, SocketError{path, cerr})

@@ -32,10 +32,20 @@
 //     JumpRemote shows a remote pane in a local window over ssh.
 //   - Fleet is all of that for one command: NewFleet reads config.yaml's
 //     hosts: and checks the runtime dir once, and its methods list
-//     (Discover, Queue, Metrics), resolve (Find, FindIn), dial and call
+//     (Discover, Queue, Metrics), resolve (Find, FindIn, Open), dial and call
 //     (Dial, Call, Answer, Skip) and jump across hosts, so the CLI only
 //     parses flags and prints. RefreshHostCaches re-runs the binary
 //     detached to refresh the status line's host caches.
+//
+// Invariants (specs/broker.md, "Finding one session"): acting on one
+// session dials that session's socket only (Fleet.Find and Router.live
+// read socket names and queue files, asking only the sockets with no
+// readable facts, and every socket only on a miss), and Open sends a verb
+// only to a session whose own state, on that connection, still matches
+// the target (a queue file is never trusted to pick it); only a listing
+// (Discover) removes stale sockets, never a verb on one session; Queue is
+// the one queue builder, whether its sessions came from the sockets or
+// from the queue files, which are a cache of their state.
 //
 // It keeps no state of its own: every fact lives in a supervisor or in the
 // files of internal/store, so nothing is lost when no broker runs. It

@@ -152,41 +152,6 @@ func (f *Fleet) Queue(ctx context.Context, now func() time.Time) ([]Entry, []err
 	return Queue(AllSessions(results), now()), failed, nil
 }
 
-// Find resolves the TARGET a user names (FindTarget) across hosts: with
-// hosts configured, host:TARGET looks on that host only and an unqualified
-// TARGET on every host. When none matches, the error says which sockets
-// or hosts did not answer: the session meant may be among them.
-func (f *Fleet) Find(ctx context.Context, target, wd string) (Listing, error) {
-	if len(f.Hosts) == 0 {
-		res, err := Discover(ctx, f.RuntimeDir, DialTimeout)
-		if err != nil {
-			return Listing{}, err
-		}
-		s, err := FindTarget(res.Sessions, target, wd)
-		if err != nil {
-			for _, e := range res.Errors {
-				err = fmt.Errorf("%w\n  (%s did not answer: %v)", err, e.Socket, e.Err)
-			}
-		}
-		return s, err
-	}
-	fo, local := f.fanout(f.Hosts), true
-	if h, rest, ok := f.splitHostTarget(target); ok {
-		target = rest
-		fo.Hosts, local, _ = SelectHosts(f.Hosts, h)
-	}
-	results := fo.DiscoverHosts(ctx, local)
-	s, err := FindTarget(AllSessions(results), target, wd)
-	if err != nil {
-		for _, r := range results {
-			if r.Err != nil {
-				err = fmt.Errorf("%w\n  (%v)", err, r.Err)
-			}
-		}
-	}
-	return s, err
-}
-
 // FindIn is FindTarget over sessions of every host, taking host:TARGET
 // apart first.
 func (f *Fleet) FindIn(sessions []Listing, target, wd string) (Listing, error) {

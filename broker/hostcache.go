@@ -61,7 +61,7 @@ func WriteHostCache(runtimeDir string, r HostResult, now time.Time) error {
 	} else {
 		c.At = now.UnixMilli()
 		for _, s := range r.Sessions {
-			c.Sessions = append(c.Sessions, factsOf(s.State))
+			c.Sessions = append(c.Sessions, s.State.QueueFacts())
 		}
 	}
 	b, err := json.Marshal(c)
@@ -72,12 +72,6 @@ func WriteHostCache(runtimeDir string, r HostResult, now time.Time) error {
 		return fmt.Errorf("host cache: %w", err)
 	}
 	return nil
-}
-
-func factsOf(st ipc.State) ipc.QueueFacts {
-	return ipc.QueueFacts{SessionID: st.SessionID, Name: st.Name, Workspace: st.Workspace, Role: st.Role,
-		Activity: st.Activity, Reason: st.Reason, WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil,
-		SupPID: st.SupPID, Lifecycle: st.Lifecycle}
 }
 
 func readHostCache(path string) (HostCache, error) {

@@ -22,39 +22,53 @@ import (
 // runtimeDir and its sup_pid answers kill(pid, 0). A file whose supervisor
 // is gone is ignored and removed; a file that does not parse is ignored,
 // and removed too if its socket is gone. A missing dir is an empty result.
+//
+// The queue files are a cache of the supervisors' state (specs/broker.md,
+// "The queue files"): what Queue orders from them is what it orders from
+// Discover's answers, as of each supervisor's last write.
 func ReadQueueFiles(runtimeDir string) ([]Listing, error) {
-	dir := paths.QueueDir(runtimeDir)
-	d, err := os.Open(dir)
+	sessions, _, err := readQueueDir(runtimeDir, true)
+	return sessions, err
+}
+
+// readQueueDir is ReadQueueFiles, also returning the session ids with a
+// socket in runtimeDir (nil when it has none); clean false removes
+// nothing (a read without side effects, for Fleet.Find).
+func readQueueDir(runtimeDir string, clean bool) ([]Listing, map[string]bool, error) {
+	live, err := listedSockets(runtimeDir)
+	if err != nil || len(live) == 0 && !clean {
+		return nil, live, err
+	}
+	d, err := os.Open(paths.QueueDir(runtimeDir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, live, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open queue dir: %w", err)
+		return nil, live, fmt.Errorf("open queue dir: %w", err)
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return nil, fmt.Errorf("list queue dir: %w", err)
-	}
-	live, err := listedSockets(runtimeDir)
-	if err != nil {
-		return nil, err
+		return nil, live, fmt.Errorf("list queue dir: %w", err)
 	}
 	dirfd := int(d.Fd())
 	buf := make([]byte, maxQueueFile)
 	var sessions []Listing
 	for _, name := range names {
-		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, buf); ok {
+		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, buf, clean); ok {
 			sessions = append(sessions, s)
 		}
 	}
-	return sessions, nil
+	return sessions, live, nil
 }
 
 // listedSockets is the set of session ids with a socket in runtimeDir: one
-// listing instead of a stat per file.
+// listing instead of a stat per file. A missing dir has none.
 func listedSockets(runtimeDir string) (map[string]bool, error) {
 	d, err := os.Open(runtimeDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open runtime dir: %w", err)
 	}
@@ -73,16 +87,16 @@ func listedSockets(runtimeDir string) (map[string]bool, error) {
 }
 
 // readLiveQueueFile reads queue file name in dirfd: the session, if its
-// supervisor is alive and the file is sound (the file is removed when its
-// supervisor is gone).
-func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte) (Listing, bool) {
+// supervisor is alive and the file is sound (with clean, the file is
+// removed when its supervisor is gone).
+func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte, clean bool) (Listing, bool) {
 	id, ok := strings.CutSuffix(name, ".json")
 	if !ok || strings.HasPrefix(id, ".") {
 		return Listing{}, false // a writer's temporary file, or not ours
 	}
 	f, err := readQueueFile(dirfd, name, buf)
 	alive := live[id] && (err != nil || ipc.PIDAlive(f.SupPID))
-	if !alive {
+	if !alive && clean {
 		unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
 	}
 	if err != nil || !alive || f.SessionID != id {

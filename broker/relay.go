@@ -30,10 +30,29 @@ const (
 	// RelayEvent carries one supervisor event: data is RelayEventData.
 	RelayEvent = "session_event"
 	// RelayGap says that a supervisor no longer buffered some events
-	// after the seq the broker resumed from (data: session_id, name,
-	// since, seq).
+	// after the seq the broker resumed from: data is RelayGapData.
 	RelayGap = "session_gap"
 )
+
+// RelayEventData is a RelayEvent's data: one supervisor event, named by
+// its session. Data is the event's own data, passed on as it came.
+type RelayEventData struct {
+	SessionID string         `msgpack:"session_id"`
+	Name      string         `msgpack:"name"`
+	Event     string         `msgpack:"event"`
+	Seq       uint64         `msgpack:"seq"`
+	At        int64          `msgpack:"at"` // unix ms
+	Data      map[string]any `msgpack:"data"`
+}
+
+// RelayGapData is a RelayGap's data: the supervisor's events after Since
+// were no longer buffered; Seq is its seq at the resubscription.
+type RelayGapData struct {
+	SessionID string `msgpack:"session_id"`
+	Name      string `msgpack:"name"`
+	Since     uint64 `msgpack:"since"`
+	Seq       uint64 `msgpack:"seq"`
+}
 
 // RelayListParams are relay.list's params.
 type RelayListParams struct {
@@ -153,11 +172,12 @@ func ServeRelay(ctx context.Context, in io.Reader, out io.Writer, cfg RelayConfi
 				return seq, ok
 			}, func(ev SessionEvent) {
 				if ev.Event == gapEvent {
-					srv.Publish(RelayGap, map[string]any{"session_id": ev.Session, "name": ev.Name, "since": ev.Data["since"], "seq": ev.Seq})
+					since, _ := ev.Data["since"].(uint64) // followAll's own value
+					srv.Publish(RelayGap, RelayGapData{SessionID: ev.Session, Name: ev.Name, Since: since, Seq: ev.Seq})
 					return
 				}
-				srv.Publish(RelayEvent, map[string]any{"session_id": ev.Session, "name": ev.Name,
-					"event": ev.Event, "seq": ev.Seq, "at": ev.At, "data": ev.Data})
+				srv.Publish(RelayEvent, RelayEventData{SessionID: ev.Session, Name: ev.Name,
+					Event: ev.Event, Seq: ev.Seq, At: ev.At, Data: ev.Data})
 			})
 		})
 		return map[string]any{}, nil

@@ -79,46 +79,21 @@ func (s SSH) followOnce(ctx context.Context, h Host, last map[string]uint64, emi
 
 // relayEvent unpacks a relay's session_event or session_gap.
 func relayEvent(host string, ev ipc.Event) (SessionEvent, bool) {
-	d := ev.Data
-	se := SessionEvent{Host: host, Session: str(d["session_id"]), Name: safetext.Field(str(d["name"]))}
 	switch ev.Event {
 	case RelayEvent:
-		se.Event, se.Seq, se.At = str(d["event"]), toUint(d["seq"]), int64(toUint(d["at"]))
-		se.Data, _ = d["data"].(map[string]any)
+		var d RelayEventData
+		if ev.DecodeData(&d) != nil {
+			return SessionEvent{}, false
+		}
+		return SessionEvent{Host: host, Session: d.SessionID, Name: safetext.Field(d.Name),
+			Event: d.Event, Seq: d.Seq, At: d.At, Data: d.Data}, d.SessionID != ""
 	case RelayGap:
-		se.Event, se.Seq = gapEvent, toUint(d["seq"])
-		se.Data = map[string]any{"since": toUint(d["since"])}
-	default:
-		return se, false
+		var d RelayGapData
+		if ev.DecodeData(&d) != nil {
+			return SessionEvent{}, false
+		}
+		return SessionEvent{Host: host, Session: d.SessionID, Name: safetext.Field(d.Name),
+			Event: gapEvent, Seq: d.Seq, Data: map[string]any{"since": d.Since}}, d.SessionID != ""
 	}
-	return se, se.Session != ""
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func toUint(v any) uint64 {
-	switch n := v.(type) {
-	case int64:
-		return uint64(max(n, 0))
-	case uint64:
-		return n
-	case int:
-		return uint64(max(n, 0))
-	case int8:
-		return uint64(max(n, 0))
-	case int16:
-		return uint64(max(n, 0))
-	case int32:
-		return uint64(max(n, 0))
-	case uint8:
-		return uint64(n)
-	case uint16:
-		return uint64(n)
-	case uint32:
-		return uint64(n)
-	}
-	return 0
+	return SessionEvent{}, false
 }

@@ -140,15 +140,9 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 	if q == (RouteQuery{}) {
 		return res, errors.New("route: name the session with --workspace, --role and/or --name")
 	}
-	d, err := Discover(ctx, r.RuntimeDir, time.Second)
+	live, err := r.live(ctx, q)
 	if err != nil {
 		return res, err
-	}
-	var live []Listing
-	for _, s := range d.Sessions {
-		if q.match(s.State.Workspace, s.State.Role, s.State.Name) {
-			live = append(live, s)
-		}
 	}
 	if len(live) > 1 {
 		return r.fail(res, q, p, ipc.CodeBadRequest, "%d live sessions match; narrow it with --name or --role:%s", len(live), listing(live))
@@ -337,6 +331,37 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 	return err == nil
 }
 
+// live is the running sessions q matches, found as Fleet.Find finds one
+// (specs/broker.md, "Finding one session"): from the queue files, asking
+// only the sockets without one. When none matches, every socket is asked
+// (a listing, which removes stale sockets as the start would) before a
+// session may be started for q: the files are a cache, and a second
+// session for a document must not come of a fact not yet written.
+func (r *Router) live(ctx context.Context, q RouteQuery) ([]Listing, error) {
+	sessions, _, cached, err := localSessions(ctx, r.RuntimeDir)
+	if err != nil {
+		return nil, err
+	}
+	matching := func(sessions []Listing) []Listing {
+		var live []Listing
+		for _, s := range sessions {
+			if q.match(s.State.Workspace, s.State.Role, s.State.Name) {
+				live = append(live, s)
+			}
+		}
+		return live
+	}
+	live := matching(sessions)
+	if len(live) == 0 && cached {
+		d, err := Discover(ctx, r.RuntimeDir, time.Second)
+		if err != nil {
+			return nil, err
+		}
+		live = matching(d.Sessions)
+	}
+	return live, nil
+}
+
 // waitStarted waits for the supervisor in pane to answer and for its
 // agent to be ready for input (activity ready), so the trigger's paste
 // does not land in a half-started program. An agent that never says ready
@@ -459,6 +484,18 @@ func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, q Rout
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, r.TriggerWait)
 	defer cancel()
+	if res.Route == RouteLive {
+		// Found from its cached facts (live): its own state, on the one
+		// connection, confirms it and gives the pane the facts lack.
+		var st ipc.State
+		if err := Call(ctx, c, ipc.MethodState, nil, &st); err != nil {
+			return r.fail(res, q, p, ipc.CodeTargetNotFound, "ask %s its state: %v", s.State.Name, err)
+		}
+		if st.SessionID != s.State.SessionID || !q.match(st.Workspace, st.Role, st.Name) {
+			return r.fail(res, q, p, ipc.CodeTargetNotFound, "session %s no longer matches %s (it is %q now); route again", st.SessionID, q, st.Name)
+		}
+		res.Pane = st.TmuxPane
+	}
 	if r.Progress != nil {
 		defer r.Progress(ctx, s, p.TriggerID)()
 	}

@@ -3,6 +3,7 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -39,11 +40,18 @@ func FindTarget(sessions []Listing, target, cwd string) (Listing, error) {
 		case 1:
 			return found[0], nil
 		default:
-			return Listing{}, fmt.Errorf("target %q is ambiguous: it matches %d sessions; use the session id%s", target, len(found), listing(found))
+			return Listing{}, fmt.Errorf("target %q %w: it matches %d sessions; use the session id%s", target, ErrAmbiguous, len(found), listing(found))
 		}
 	}
-	return Listing{}, fmt.Errorf("no session matches target %q%s", target, listing(sessions))
+	return Listing{}, fmt.Errorf("%w %q%s", ErrNoMatch, target, listing(sessions))
 }
+
+// FindTarget's errors wrap ErrNoMatch when no session matches, and
+// ErrAmbiguous when several do.
+var (
+	ErrNoMatch   = errors.New("no session matches target")
+	ErrAmbiguous = errors.New("is ambiguous")
+)
 
 func listing(sessions []Listing) string {
 	if len(sessions) == 0 {

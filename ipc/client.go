@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // ErrStale is wrapped by Dial's error when the socket file exists but
@@ -353,11 +355,11 @@ func (s *Subscription) Next() (Event, error) {
 		return Event{}, fmt.Errorf("ipc: subscription: %w", err)
 	}
 	var f struct {
-		Event string         `msgpack:"event"`
-		Seq   uint64         `msgpack:"seq"`
-		At    int64          `msgpack:"at"`
-		Data  map[string]any `msgpack:"data"`
-		Error *Error         `msgpack:"error"`
+		Event string             `msgpack:"event"`
+		Seq   uint64             `msgpack:"seq"`
+		At    int64              `msgpack:"at"`
+		Data  msgpack.RawMessage `msgpack:"data"`
+		Error *Error             `msgpack:"error"`
 	}
 	if err := unmarshal(body, &f); err != nil {
 		return Event{}, fmt.Errorf("ipc: subscription: malformed event: %w", err)
@@ -368,7 +370,13 @@ func (s *Subscription) Next() (Event, error) {
 		}
 		return Event{}, errors.New("ipc: subscription: frame without an event name")
 	}
-	return Event{Event: f.Event, Seq: f.Seq, At: f.At, Data: f.Data}, nil
+	ev := Event{Event: f.Event, Seq: f.Seq, At: f.At, raw: f.Data}
+	if len(f.Data) > 0 {
+		if err := unmarshal(f.Data, &ev.Data); err != nil {
+			return Event{}, fmt.Errorf("ipc: subscription: malformed %s event: %w", f.Event, err)
+		}
+	}
+	return ev, nil
 }
 
 // Close ends the subscription and its connection.

@@ -41,23 +41,32 @@ type conn struct {
 	idleSince time.Time // zero unless waiting for a request's first byte
 }
 
-// notify calls ServerConfig.OnClient, if set, shielding the connection
-// from its panics.
-func (c *conn) notify(event string, kv ...any) {
+// notify calls ServerConfig.OnClient, if set, with ev (a ClientConnect,
+// ClientDisconnect or ClientRefused: its phase and details; notify fills
+// in the peer), shielding the connection from its panics.
+func (c *conn) notify(ev ClientEvent) {
 	hook := c.srv.cfg.OnClient
 	if hook == nil {
 		return
 	}
-	data := map[string]any{"peer_pid": c.peer.PID, "peer_uid": c.peer.UID}
-	for i := 0; i+1 < len(kv); i += 2 {
-		data[kv[i].(string)] = kv[i+1]
+	pid, uid := c.peer.PID, c.peer.UID
+	switch e := ev.(type) {
+	case ClientConnect:
+		e.Phase, e.PeerPID, e.PeerUID = PhaseConnect, pid, uid
+		ev = e
+	case ClientDisconnect:
+		e.Phase, e.PeerPID, e.PeerUID = PhaseDisconnect, pid, uid
+		ev = e
+	case ClientRefused:
+		e.Phase, e.PeerPID, e.PeerUID = PhaseRefused, pid, uid
+		ev = e
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("ipc: OnClient panicked", "event", event, "panic", r)
+			c.log.Error("ipc: OnClient panicked", "event", ev, "panic", r)
 		}
 	}()
-	hook(event, data)
+	hook(ev)
 }
 
 // close closes the connection; safe to call from any goroutine, many times.
@@ -76,7 +85,7 @@ func (c *conn) serve() {
 		c.close()
 		s.release(c)
 		if admitted {
-			c.notify("disconnect", "requests", c.requests)
+			c.notify(ClientDisconnect{Requests: c.requests})
 		}
 	}()
 	defer func() {
@@ -92,7 +101,7 @@ func (c *conn) serve() {
 	if err != nil {
 		s.Warn(NoisyRefusedPeer, "ipc: refused connection: cannot read peer credentials", "err", err)
 		c.refuse(Errorf(CodePermissionDenied, "cannot verify the peer's uid: %v", err))
-		c.notify("refused", "code", CodePermissionDenied)
+		c.notify(ClientRefused{Code: CodePermissionDenied})
 		return
 	}
 	c.peer = peer
@@ -101,7 +110,7 @@ func (c *conn) serve() {
 	if peer.UID != s.cfg.UID {
 		s.noisy.warn(c.log, NoisyRefusedPeer, "ipc: refused peer with another uid", "peer_uid", peer.UID, "want_uid", s.cfg.UID)
 		c.refuse(Errorf(CodePermissionDenied, "uid %d may not use this socket; only uid %d may", peer.UID, s.cfg.UID))
-		c.notify("refused", "code", CodePermissionDenied)
+		c.notify(ClientRefused{Code: CodePermissionDenied})
 		return
 	}
 	evicted, ok := s.admit(c)
@@ -109,7 +118,7 @@ func (c *conn) serve() {
 		s.noisy.warn(c.log, NoisyTooManyClients, "ipc: refused connection: too many clients, none idle", "max_conns", s.cfg.MaxConns)
 		c.refuse(Errorf(CodeTooManyClients, "the server already has %d connections, its limit, and none has been idle for %s",
 			s.cfg.MaxConns, s.cfg.EvictIdleAfter))
-		c.notify("refused", "code", CodeTooManyClients)
+		c.notify(ClientRefused{Code: CodeTooManyClients})
 		return
 	}
 	if evicted != nil {
@@ -123,7 +132,7 @@ func (c *conn) serve() {
 		if err != nil {
 			s.noisy.warn(c.log, NoisyRefusedPeer, "ipc: refused connection: cannot tell who is calling", "err", err)
 			c.refuse(Errorf(CodePermissionDenied, "cannot tell who is calling (pid %d): %v", peer.PID, err))
-			c.notify("refused", "code", CodePermissionDenied)
+			c.notify(ClientRefused{Code: CodePermissionDenied})
 			return
 		}
 		c.log = c.log.With("caller", who.Kind)
@@ -131,10 +140,10 @@ func (c *conn) serve() {
 		ctx = WithCaller(ctx, who)
 		c.agent, c.agentLabel = agentKey(who)
 		admitted = true
-		c.notify("connect", "caller", who)
+		c.notify(ClientConnect{Caller: &who})
 	} else {
 		admitted = true
-		c.notify("connect")
+		c.notify(ClientConnect{})
 	}
 
 	c.br = bufio.NewReader(c.nc)

@@ -6,6 +6,10 @@
 // responses are {"id","ok","result"|"error"}; a subscribed connection carries
 // events {"event","seq","at","data"}. specs/ipc.md is the full reference.
 //
+// Every event's data is a type of eventdata.go (specs/ipc.md's event
+// table, held to it by TestEventKeysMatchSpec): the server publishes
+// those, and a Go client decodes into them with Event.DecodeData.
+//
 // Editor plugins and dashboards written in Go can import this package and
 // use [Dial] and [Client.Call]; clients in other languages need only the spec.
 //

@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -23,21 +24,28 @@ func (sub *subscriber) wants(event string) bool { return sub.all || sub.want[eve
 // Publish sends an event to every subscriber that asked for it. The server
 // numbers events itself ("seq", from 1, increasing across all events of this
 // server, so a subscriber filtering by name sees gaps) and stamps "at" with
-// the current wall-clock time in unix milliseconds. data is encoded before
-// Publish returns, so the caller may reuse it; nil is sent as an empty map.
+// the current wall-clock time in unix milliseconds. data is one of the
+// event types of eventdata.go for a supervisor's events (any value that
+// encodes as a map for others'); it is encoded before Publish returns, so
+// the caller may reuse it; nil is sent as an empty map.
 //
 // Publish never blocks on a subscriber: each has a bounded buffer
 // (ServerConfig.EventBuffer), and one whose buffer is full is dropped (its
 // connection is closed; it reconnects and re-reads state). Events whose name
 // is not in ServerConfig.Events are a programming error: they are logged and
-// not sent, so hello's event list stays the whole truth.
-func (s *Server) Publish(event string, data map[string]any) {
+// not sent, so hello's event list stays the whole truth; so is an
+// EventData published under another event's name.
+func (s *Server) Publish(event string, data any) {
 	if !s.evSet[event] {
 		s.log.Error("ipc: Publish of an event not in ServerConfig.Events; not sent", "event", event)
 		return
 	}
+	if d, ok := data.(EventData); ok && d.EventName() != event {
+		s.log.Error("ipc: Publish of an event's data under another name; not sent", "event", event, "data", fmt.Sprintf("%T", data))
+		return
+	}
 	if data == nil {
-		data = map[string]any{}
+		data = struct{}{}
 	}
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
@@ -47,7 +55,7 @@ func (s *Server) Publish(event string, data map[string]any) {
 	s.seq++
 	// Every event is encoded, subscribers or not: the replay buffer keeps
 	// it for a subscriber that reconnects (subscribe's since_seq).
-	frame := s.encodeEvent(&Event{Event: event, Seq: s.seq, At: time.Now().UnixMilli(), Data: data})
+	frame := s.encodeEvent(&eventFrame{Event: event, Seq: s.seq, At: time.Now().UnixMilli(), Data: data})
 	if frame == nil {
 		return
 	}
@@ -65,9 +73,18 @@ func (s *Server) Publish(event string, data map[string]any) {
 	}
 }
 
+// eventFrame is an event as the server writes it (Event is how clients
+// read one).
+type eventFrame struct {
+	Event string `msgpack:"event"`
+	Seq   uint64 `msgpack:"seq"`
+	At    int64  `msgpack:"at"`
+	Data  any    `msgpack:"data"`
+}
+
 // encodeEvent returns ev as a frame, or nil (logged) when it cannot be
 // encoded or exceeds MaxFrame.
-func (s *Server) encodeEvent(ev *Event) []byte {
+func (s *Server) encodeEvent(ev *eventFrame) []byte {
 	eb := getEncBuf()
 	defer putEncBuf(eb)
 	if err := eb.frame(ev); err != nil {

@@ -67,12 +67,32 @@ type Response struct {
 	Error  *Error             `msgpack:"error,omitempty"`
 }
 
-// Event is one frame of a subscribed connection's stream.
+// Event is one frame of a subscribed connection's stream, as a client
+// reads it. Data is the event's data decoded loosely (for code that passes
+// events on whole, e.g. as JSON lines); DecodeData decodes it into the
+// event's type (eventdata.go) instead.
 type Event struct {
 	Event string         `msgpack:"event" json:"event"`
 	Seq   uint64         `msgpack:"seq" json:"seq"`
 	At    int64          `msgpack:"at" json:"at"` // unix milliseconds
 	Data  map[string]any `msgpack:"data" json:"data"`
+	// raw is Data's msgpack encoding, for DecodeData.
+	raw msgpack.RawMessage
+}
+
+// DecodeData decodes the event's data into v, a pointer to the event's
+// type (ActivityEvent for "activity", TriggerProgress for
+// "trigger_progress"; for "lifecycle" and "client" the type of the
+// phase in Data["phase"]). Keys v does not have are ignored, as newer
+// servers may add some (specs/ipc.md, "Decisions").
+func (e Event) DecodeData(v any) error {
+	if len(e.raw) == 0 {
+		return fmt.Errorf("ipc: event %q: no data to decode", e.Event)
+	}
+	if err := unmarshal(e.raw, v); err != nil {
+		return fmt.Errorf("ipc: event %q: %w", e.Event, err)
+	}
+	return nil
 }
 
 // Error is a protocol error: a stable UPPER_SNAKE code and a human message.

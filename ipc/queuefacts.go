@@ -11,6 +11,7 @@ type QueueFacts struct {
 	Name         string `json:"name"`
 	Workspace    string `json:"workspace"`
 	Role         string `json:"role"`
+	Document     string `json:"document"` // absolute; for Fleet.Find's document targets
 	Activity     string `json:"activity"`
 	Reason       string `json:"reason"`
 	WaitingSince int64  `json:"waiting_since"` // unix ms, 0: not waiting on the human
@@ -19,10 +20,19 @@ type QueueFacts struct {
 	Lifecycle    string `json:"lifecycle"`
 }
 
+// QueueFacts is the part of st a queue file holds: the one mapping from a
+// state to its facts (a host cache keeps the same facts of another
+// host's sessions).
+func (st State) QueueFacts() QueueFacts {
+	return QueueFacts{SessionID: st.SessionID, Name: st.Name, Workspace: st.Workspace, Role: st.Role,
+		Document: st.Document, Activity: st.Activity, Reason: st.Reason, WaitingSince: st.WaitingSince,
+		SkipUntil: st.SkipUntil, SupPID: st.SupPID, Lifecycle: st.Lifecycle}
+}
+
 // State is the facts as a (partial) State, for code that orders States.
 func (f QueueFacts) State() State {
 	return State{
-		SessionID: f.SessionID, Name: f.Name, Workspace: f.Workspace, Role: f.Role,
+		SessionID: f.SessionID, Name: f.Name, Workspace: f.Workspace, Role: f.Role, Document: f.Document,
 		Activity: f.Activity, Reason: f.Reason, WaitingSince: f.WaitingSince, SkipUntil: f.SkipUntil,
 		SupPID: f.SupPID, Lifecycle: f.Lifecycle,
 	}

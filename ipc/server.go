@@ -80,13 +80,13 @@ type ServerConfig struct {
 	// Logger receives refused peers, malformed frames and handler panics.
 	// nil discards them.
 	Logger *slog.Logger
-	// OnClient, when set, is told about connections: "connect" (admitted),
-	// "disconnect" (with "requests", how many it made) and "refused" (with
-	// "code": PERMISSION_DENIED or TOO_MANY_CLIENTS). data always holds
-	// "peer_pid" and "peer_uid" and is a fresh map the callee may keep or
-	// modify. It runs on the connection's goroutine, outside the server's
-	// locks (so it may call Publish); a panic in it is logged and ignored.
-	OnClient func(event string, data map[string]any)
+	// OnClient, when set, is told about connections: ClientConnect
+	// (admitted), ClientDisconnect (with how many requests it made) and
+	// ClientRefused (PERMISSION_DENIED or TOO_MANY_CLIENTS), each with its
+	// phase and peer filled in, ready to Publish as a "client" event. It
+	// runs on the connection's goroutine, outside the server's locks (so it
+	// may call Publish); a panic in it is logged and ignored.
+	OnClient func(ev ClientEvent)
 	// NoisyBurst is how many warnings of one kind (bad frames, refused
 	// peers, …; see Server.Warn) are logged in full per NoisyInterval
 	// before they are only counted and summarised. Defaults

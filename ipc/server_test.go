@@ -423,16 +423,9 @@ func TestHandleMisuse(t *testing.T) {
 }
 
 func TestOnClient(t *testing.T) {
-	type note struct {
-		event string
-		data  map[string]any
-	}
-	notes := make(chan note, 10)
-	ts := startServer(t, ServerConfig{MaxConns: 1, OnClient: func(ev string, data map[string]any) {
-		data["seen"] = true // the map is ours to modify
-		notes <- note{ev, data}
-	}}, testHandlers)
-	next := func() note {
+	notes := make(chan ClientEvent, 10)
+	ts := startServer(t, ServerConfig{MaxConns: 1, OnClient: func(ev ClientEvent) { notes <- ev }}, testHandlers)
+	next := func() ClientEvent {
 		t.Helper()
 		select {
 		case n := <-notes:
@@ -440,21 +433,22 @@ func TestOnClient(t *testing.T) {
 		case <-time.After(2 * time.Second):
 			t.Fatal("no OnClient call")
 		}
-		return note{}
+		return nil
 	}
 	c := dialRaw(t, ts.path)
 	helloRaw(t, c, 1)
-	if n := next(); n.event != "connect" || n.data["peer_pid"] != osGetpid() || n.data["peer_uid"] != osGeteuid() {
-		t.Fatalf("connect: %+v", n)
+	want := ClientConnect{Phase: PhaseConnect, PeerPID: osGetpid(), PeerUID: osGeteuid()}
+	if n := next(); n != want {
+		t.Fatalf("connect: %+v, want %+v", n, want)
 	}
 	extra := dialRaw(t, ts.path)
 	readResponse(t, extra)
-	if n := next(); n.event != "refused" || n.data["code"] != CodeTooManyClients {
+	if n := next(); n != (ClientRefused{Phase: PhaseRefused, PeerPID: osGetpid(), PeerUID: osGeteuid(), Code: CodeTooManyClients}) {
 		t.Fatalf("refused: %+v", n)
 	}
 	helloRaw(t, c, 2)
 	c.Close()
-	if n := next(); n.event != "disconnect" || n.data["requests"] != 2 {
+	if n := next(); n != (ClientDisconnect{Phase: PhaseDisconnect, PeerPID: osGetpid(), PeerUID: osGeteuid(), Requests: 2}) {
 		t.Fatalf("disconnect: %+v", n)
 	}
 }

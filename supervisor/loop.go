@@ -149,7 +149,7 @@ func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
 	}
 	s.log.Info("child_exit", "pid", pid, "code", code, "signal", signal, "class", class, "health", health,
 		"consecutive_failures", d.ConsecutiveFailures)
-	s.event("exit", map[string]any{"pid": pid, "code": code, "signal": signal, "class": class, "health": health})
+	s.event(ipc.LifecycleExit{Phase: ipc.PhaseExit, PID: pid, Code: code, Signal: signal, Class: class, Health: health})
 	s.term.resetModes()
 	return d
 }
@@ -183,7 +183,7 @@ func (s *Session) stopChild(c *proc.Child, graceful bool, why string) (next, str
 	}
 	s.setLifecycle(LifecycleStopped)
 	s.log.Info("stop", "why", why)
-	s.event("stopped", map[string]any{"why": why, "ended_by": by})
+	s.event(ipc.LifecycleStopped{Phase: ipc.PhaseStopped, Why: why, EndedBy: by})
 	return next{done: true}, by
 }
 
@@ -206,14 +206,14 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		s.setLifecycle(LifecycleRestarting)
 		s.lifecycleSignal("crashed", activity.Error, "restarting", false)
 		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
-		s.event("restart_scheduled", map[string]any{"delay_ms": d.Delay.Milliseconds(), "class": string(d.Exit.Class)})
+		s.event(ipc.LifecycleRestartScheduled{Phase: ipc.PhaseRestartScheduled, DelayMS: d.Delay.Milliseconds(), Class: string(d.Exit.Class)})
 		return s.countdown(ctx, d)
 	default:
 		s.agent.crashed(d.Exit.At, "halted", s.crashSummary(d))
 		s.setLifecycle(LifecycleHalted)
 		s.lifecycleSignal("halted", activity.Error, "halted", true)
 		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
-		s.event("halted", map[string]any{"consecutive_failures": d.ConsecutiveFailures})
+		s.event(ipc.LifecycleHalted{Phase: ipc.PhaseHalted, ConsecutiveFailures: d.ConsecutiveFailures})
 		s.term.say(fmt.Sprintf("halted after %d failures — r to retry, q to quit", d.ConsecutiveFailures))
 		return s.wait(ctx, waitSpec{restartKeys: "rR", resumes: true})
 	}
@@ -312,7 +312,7 @@ func (s *Session) resume() {
 	s.tracker.Resume(time.Now())
 	s.mu.Unlock()
 	s.log.Info("resumed")
-	s.event("resumed", nil)
+	s.event(ipc.LifecycleResumed{Phase: ipc.PhaseResumed})
 }
 
 // closed reports whether ch is closed (a done channel).

@@ -40,15 +40,15 @@ func (s *Session) publishActivity(st activity.State) {
 	}
 	_, open := s.agent.withPrompt(time.Now()) // the first event of a prompt fixes its id
 	s.log.Info("activity", "activity", string(st.Activity), "reason", st.Reason, "source", st.Source.String(), "rule", st.Rule)
-	s.publish("activity", map[string]any{
-		"activity":      string(st.Activity),
-		"reason":        st.Reason,
-		"summary":       st.Summary,
-		"source":        st.Source.String(),
-		"rule":          st.Rule,
-		"waiting_since": unixMilli(st.WaitingSince),
-		"skip_until":    unixMilli(st.SkipUntil),
-		"prompt_id":     open.id,
+	s.publish(ipc.EventActivity, ipc.ActivityEvent{
+		Activity:     string(st.Activity),
+		Reason:       st.Reason,
+		Summary:      st.Summary,
+		Source:       st.Source.String(),
+		Rule:         st.Rule,
+		WaitingSince: unixMilli(st.WaitingSince),
+		SkipUntil:    unixMilli(st.SkipUntil),
+		PromptID:     open.id,
 	})
 	s.publishQueue()
 }

@@ -91,6 +91,7 @@ func (s *Session) queueFacts() ipc.QueueFacts {
 		Name:         f.plan.Name,
 		Workspace:    f.plan.Workspace,
 		Role:         f.plan.Role,
+		Document:     f.plan.Document,
 		Activity:     string(act.Activity),
 		Reason:       act.Reason,
 		WaitingSince: unixMilli(act.WaitingSince),

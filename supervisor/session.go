@@ -46,7 +46,7 @@ type Session struct {
 	tmuxPane string
 	tmuxSock string // the server part of $TMUX
 
-	publish func(event string, data map[string]any)
+	publish func(event string, data any)
 	desk    *desk.Desk   // the trigger desk; owns its own lock
 	audit   *store.Audit // the audit trail the desk writes
 
@@ -108,7 +108,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
 		tmuxSock:  tmux.SocketOf(plan.LookupIn(opts.Environ)("TMUX")),
 		size:      size,
-		publish:   func(string, map[string]any) {},
+		publish:   func(string, any) {},
 		ctrl:      make(chan control),
 		keys:      make(chan byte, 64),
 		stdinEOF:  make(chan struct{}),
@@ -135,7 +135,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 }
 
 // SetPublisher sets where lifecycle and resize events go (the socket).
-func (s *Session) SetPublisher(p func(event string, data map[string]any)) { s.publish = p }
+func (s *Session) SetPublisher(p func(event string, data any)) { s.publish = p }
 
 // Plan returns the plan of the current (or last) spawn.
 func (s *Session) Plan() *plan.Plan {
@@ -228,13 +228,8 @@ func (s *Session) hookConversation(p ipc.HookParams) (current, why string) {
 	return current, ""
 }
 
-func (s *Session) event(phase string, data map[string]any) {
-	if data == nil {
-		data = map[string]any{}
-	}
-	data["phase"] = phase
-	s.publish("lifecycle", data)
-}
+// event publishes a lifecycle event: data is one of ipc's Lifecycle* types.
+func (s *Session) event(data ipc.EventData) { s.publish(ipc.EventLifecycle, data) }
 
 // Run supervises the agent until the human quits, a stop arrives or sup is
 // signalled, and returns the exit status for sup: the last child's. An

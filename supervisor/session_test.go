@@ -46,7 +46,7 @@ type sessionRig struct {
 	record string // every byte the agent read
 
 	mu     sync.Mutex
-	events []map[string]any // "trigger" events
+	events []ipc.TriggerEvent // "trigger" events
 }
 
 // newSessionRig starts a session whose profile is the built-in shell one
@@ -96,10 +96,10 @@ func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 		t.Fatal(err)
 	}
 	r.s = NewSession(pl, o, tty, tty, size, slog.New(slog.NewTextHandler(logFile, nil)))
-	r.s.SetPublisher(func(event string, data map[string]any) {
-		if event == "trigger" {
+	r.s.SetPublisher(func(event string, data any) {
+		if ev, ok := data.(ipc.TriggerEvent); ok {
 			r.mu.Lock()
-			r.events = append(r.events, data)
+			r.events = append(r.events, ev)
 			r.mu.Unlock()
 		}
 	})
@@ -152,14 +152,14 @@ func (r *sessionRig) trigger(p ipc.TriggerParams) ipc.TriggerResult {
 }
 
 // outcome waits for the trigger event of id.
-func (r *sessionRig) outcome(id string, timeout time.Duration) map[string]any {
+func (r *sessionRig) outcome(id string, timeout time.Duration) ipc.TriggerEvent {
 	r.t.Helper()
-	var ev map[string]any
+	var ev ipc.TriggerEvent
 	testutil.WaitUntil(r.t, timeout, "the outcome of "+id, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, e := range r.events {
-			if e["trigger_id"] == id {
+			if e.TriggerID == id {
 				ev = e
 				return true
 			}
@@ -210,7 +210,7 @@ func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
 	if res.Result != ipc.OutcomeDeferred || res.ErrorCode != ipc.CodeOperatorBusy {
 		t.Fatalf("while the operator types: %+v, want deferred OPERATOR_BUSY", res)
 	}
-	if ev := r.outcome("t2", 10*time.Second); ev["result"] != ipc.OutcomeDelivered {
+	if ev := r.outcome("t2", 10*time.Second); ev.Result != ipc.OutcomeDelivered {
 		t.Fatalf("after the quiet window: %v, want delivered", ev)
 	}
 	if got := r.recorded(); !strings.HasPrefix(got, "x[BRIDGE_TRIGGER id=t2") {
@@ -242,7 +242,7 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := r.outcome("t3", 10*time.Second)
-	if ev["result"] != ipc.OutcomeFailed || ev["error_code"] != ipc.CodeTriggerCancelled {
+	if ev.Result != ipc.OutcomeFailed || ev.ErrorCode != ipc.CodeTriggerCancelled {
 		t.Fatalf("outcome %v, want failed TRIGGER_CANCELLED", ev)
 	}
 	if c := r.s.current(); c == nil || c == old {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/plan"
+	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/resize"
 	"github.com/sup-tmux/sup/supervisor/activity"
 	"github.com/sup-tmux/sup/supervisor/proc"
@@ -96,7 +97,7 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	}
 	s.log.Info("pty_allocated", "rows", size.Rows, "cols", size.Cols)
 	s.log.Info("child_spawn", "pid", c.PID(), "mode", mode, "argv0", argv[0])
-	s.event("spawn", map[string]any{"pid": c.PID(), "mode": mode})
+	s.event(ipc.LifecycleSpawn{Phase: ipc.PhaseSpawn, PID: c.PID(), Mode: mode})
 	s.goSafe(func() { w.screen(pl.Config.Activity.ReadyDebounce, pl.Profile.BusyWindow) })
 	s.goSafe(func() { w.stall(status, pl.Profile.StallThreshold()) })
 	return c, nil
@@ -164,7 +165,7 @@ func (s *Session) followResize() (stop func()) {
 		s.mu.Unlock()
 		if changed {
 			s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
-			s.publish("resize", map[string]any{"rows": int(ws.Rows), "cols": int(ws.Cols)})
+			s.publish(ipc.EventResize, ipc.ResizeEvent{Rows: int(ws.Rows), Cols: int(ws.Cols)})
 		}
 		if v := s.display.view(); v != nil {
 			v.model.Resize(int(ws.Cols), int(ws.Rows))

@@ -116,10 +116,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 		MaxFrame: pl.Config.Socket.MaxFrameBytes,
 		MaxConns: pl.Config.Socket.MaxClients,
 		Classify: classifier(pl, runtimeDir),
-		OnClient: func(ev string, data map[string]any) {
-			data["phase"] = ev
-			sess.publish("client", data)
-		},
+		OnClient: func(ev ipc.ClientEvent) { sess.publish(ipc.EventClient, ev) },
 	})
 	for name, h := range newAPI(sess, srv).methods() {
 		srv.Handle(name, h)

@@ -130,7 +130,7 @@ func (p deskPort) Identity() (string, string) {
 	return pl.SessionID, pl.Document
 }
 
-func (p deskPort) Publish(event string, data map[string]any) { p.s.publish(event, data) }
+func (p deskPort) Publish(event string, data any) { p.s.publish(event, data) }
 
 // bringBack restarts a child that is not running — resuming its exact
 // conversation when its id is known, else fresh — and waits until it is

@@ -38,20 +38,18 @@ func runtimeDir() (string, error) {
 }
 
 // withTarget finds the session TARGET names, on any host, and calls fn
-// with a client connected to its supervisor.
+// with a client connected to its supervisor: the one connection the verb
+// makes (Fleet.Open: found without dialling from the queue files, then
+// confirmed by the session's own state on that connection).
 func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, broker.Listing) error) error {
 	f, err := fleet()
 	if err != nil {
 		return err
 	}
 	wd, _ := os.Getwd() // Best effort: only document-path targets need it.
-	s, err := f.Find(ctx, cmd.Args().First(), wd)
+	s, c, done, err := f.Open(ctx, cmd.Args().First(), wd)
 	if err != nil {
 		return err
-	}
-	c, done, err := f.Dial(ctx, s)
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", s.State.Name, err)
 	}
 	defer done()
 	return fn(c, s)

@@ -24,9 +24,9 @@ func configuredLimits() store.Limits {
 }
 
 // configuredMaxPrompt is trigger.max_prompt_bytes from config.yaml (the
-// default when it cannot be read): the limit the supervisors apply, which
-// the client checks first, so a prompt far over it gets that clear
-// message instead of the socket's frame error.
+// default when it cannot be read): the limit a session sup route may
+// start would apply (checkBeforeStart), so that no session is started for
+// a prompt it refuses.
 func configuredMaxPrompt() int {
 	cfg, err := plan.LoadConfig(paths.ConfigDir(os.Getenv))
 	if err != nil {

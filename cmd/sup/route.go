@@ -14,6 +14,7 @@ import (
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
+	"github.com/sup-tmux/sup/supervisor/trigger"
 	"github.com/urfave/cli/v3"
 )
 
@@ -46,6 +47,9 @@ func routeCommand() *cli.Command {
 			}
 			p, err := buildTriggerParams(cmd, cmd.Args().First())
 			if err != nil {
+				return err
+			}
+			if err := checkBeforeStart(p); err != nil {
 				return err
 			}
 			doc := cmd.String("doc")
@@ -130,4 +134,17 @@ func absExisting(path string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// checkBeforeStart refuses, before anything starts, a trigger the session
+// would refuse: a route may start a session for it (sup trigger leaves
+// these checks to the session it reaches, which makes them anyway).
+func checkBeforeStart(p ipc.TriggerParams) error {
+	if _, err := trigger.ParseOverride(p.ForceOverride, p.OverrideReason); err != nil {
+		return fmt.Errorf("route: --force/--override-reason: %w", err)
+	}
+	if err := trigger.CheckSize(p.Prompt, configuredMaxPrompt()); err != nil {
+		return fmt.Errorf("route: %w", err)
+	}
+	return nil
 }

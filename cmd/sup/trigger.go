@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,10 +52,10 @@ func triggerCommand() *cli.Command {
 				if p.Wait && s.Host == "" {
 					var err error
 					if r, err = waitTrigger(ctx, c, s, p); err != nil {
-						return err
+						return triggerRefused(err, p)
 					}
 				} else if err := c.Call(ctx, ipc.MethodTrigger, p, &r); err != nil {
-					return err
+					return triggerRefused(err, p)
 				}
 				if cmd.Bool("json") {
 					if err := printJSON(os.Stdout, r); err != nil {
@@ -103,11 +104,10 @@ func triggerParams(cmd *cli.Command) (ipc.TriggerParams, error) {
 }
 
 // buildTriggerParams turns the trigger flags and TEXT (- for stdin) into
-// params.
+// params. What the session checks (the prompt's size against its
+// trigger.max_prompt_bytes, the override's form, …) is left to it: the
+// session's answer is the one check (triggerRefused words it in flags).
 func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error) {
-	if _, err := trigger.ParseOverride(cmd.Bool("force"), cmd.String("override-reason")); err != nil {
-		return ipc.TriggerParams{}, fmt.Errorf("%s: --force/--override-reason: %w", cmd.Name, err)
-	}
 	if d := cmd.Duration("ack-timeout"); d < 0 || (d > 0 && d < time.Millisecond) {
 		return ipc.TriggerParams{}, fmt.Errorf("%s: --ack-timeout %s: must be a positive duration such as 8s", cmd.Name, d)
 	}
@@ -120,9 +120,6 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 	}
 	if strings.TrimSpace(text) == "" {
 		return ipc.TriggerParams{}, fmt.Errorf("%s: TEXT is empty; nothing to deliver", cmd.Name)
-	}
-	if err := trigger.CheckSize(text, configuredMaxPrompt()); err != nil {
-		return ipc.TriggerParams{}, fmt.Errorf("%s: %w", cmd.Name, err)
 	}
 	id := cmd.String("id")
 	if id == "" {
@@ -145,6 +142,33 @@ func buildTriggerParams(cmd *cli.Command, text string) (ipc.TriggerParams, error
 		p.Envelope = &off
 	}
 	return p, nil
+}
+
+// paramFlags names a trigger's params as sup trigger's flags, for the
+// session's refusals.
+var paramFlags = strings.NewReplacer(
+	"force_override", "--force", "override_reason", "--override-reason",
+	"ack_timeout_ms", "--ack-timeout (ms)", "trigger_id", "--id", "thread_id", "--thread",
+)
+
+// triggerRefused words the session's refusal of trigger p (BAD_REQUEST,
+// PAYLOAD_TOO_LARGE) in the command's terms: the session validated the
+// params, once, with its own limits.
+func triggerRefused(err error, p ipc.TriggerParams) error {
+	var ie *ipc.Error
+	if !errors.As(err, &ie) {
+		return err
+	}
+	switch {
+	case ie.Code == ipc.CodePayloadTooLarge && strings.HasPrefix(ie.Message, "frame of"):
+		// Over the socket's frame limit: the request never reached the
+		// trigger's own check.
+		return fmt.Errorf("trigger: prompt is %d bytes, far over the limit (trigger.max_prompt_bytes, 8192 by default): send it in parts (the session refused the request: %s)", len(p.Prompt), ie.Message)
+	case ie.Code == ipc.CodeBadRequest, ie.Code == ipc.CodePayloadTooLarge:
+		// The session's words ("trigger: …"), its params named as flags.
+		return errors.New(paramFlags.Replace(ie.Message))
+	}
+	return err
 }
 
 func unblockCommand() *cli.Command {

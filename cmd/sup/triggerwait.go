@@ -20,7 +20,6 @@ import (
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
 	"github.com/sup-tmux/sup/ipc"
-	"github.com/sup-tmux/sup/supervisor/desk"
 )
 
 // exitTriggerCancelled is sup trigger's status after Ctrl-C took the
@@ -98,31 +97,22 @@ func cancelWaiting(ctx context.Context, s broker.Listing, p ipc.TriggerParams, s
 // (an older supervisor) the trigger still waits silently.
 func showProgress(ctx context.Context, w io.Writer, s broker.Listing, id string) (stop func()) {
 	deferred := false
-	return broker.FollowSession(ctx, s, []string{desk.EventProgress}, func(ev ipc.Event) {
-		if fmt.Sprint(ev.Data["trigger_id"]) != id {
+	return broker.FollowSession(ctx, s, []string{ipc.EventTriggerProgress}, func(ev ipc.Event) {
+		var p ipc.TriggerProgress
+		if ev.DecodeData(&p) != nil || p.TriggerID != id {
 			return
 		}
-		switch ev.Data["state"] {
-		case "deferred":
+		switch p.State {
+		case ipc.ProgressDeferred:
 			deferred = true
-			fprintf(w, "sup: trigger %s to %s deferred: %v (%v); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
-				id, s.State.Name, ev.Data["message"], ev.Data["error_code"], msTime(ev.Data["gives_up_at"]))
-		case "written":
+			fprintf(w, "sup: trigger %s to %s deferred: %s (%s); looking again as that changes, giving up at %s; Ctrl-C cancels it\n",
+				id, s.State.Name, p.Message, p.ErrorCode, time.UnixMilli(p.GivesUpAt).Format(time.TimeOnly))
+		case ipc.ProgressWritten:
 			if deferred {
-				fprintf(w, "sup: trigger %s to %s goes out now (attempt %v); waiting for the agent to take it\n", id, s.State.Name, ev.Data["attempt"])
+				fprintf(w, "sup: trigger %s to %s goes out now (attempt %d); waiting for the agent to take it\n", id, s.State.Name, p.Attempt)
 			}
 		}
 	})
-}
-
-// msTime formats an event's unix-ms value (msgpack decodes it as some
-// integer type) as a clock time.
-func msTime(v any) string {
-	ms, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
-	if err != nil {
-		return "?"
-	}
-	return time.UnixMilli(ms).Format(time.TimeOnly)
 }
 
 // pendingCommand is `sup pending TARGET`: the session's pending

@@ -26,6 +26,7 @@ type Supervisor struct {
 	Socket string
 	Server *ipc.Server
 	state  atomic.Pointer[ipc.State]
+	conns  atomic.Int64
 }
 
 // Serve listens on dir/<st.SessionID>.sock and answers state with st
@@ -40,13 +41,21 @@ func Serve(t testing.TB, dir string, st ipc.State) *Supervisor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Supervisor{Socket: path, Server: ipc.NewServer(ipc.ServerConfig{Events: Events})}
+	s := &Supervisor{Socket: path}
+	s.Server = ipc.NewServer(ipc.ServerConfig{Events: Events, OnClient: func(ev ipc.ClientEvent) {
+		if _, ended := ev.(ipc.ClientDisconnect); !ended {
+			s.conns.Add(1) // admitted or refused: accepted either way
+		}
+	}})
 	s.state.Store(&st)
 	s.Server.Handle(ipc.MethodState, func(context.Context, *ipc.Request) (any, error) { return s.State(), nil })
 	go s.Server.Serve(ln)
 	t.Cleanup(func() { s.Server.Shutdown(time.Second) })
 	return s
 }
+
+// Connections is how many connections the stand-in accepted so far.
+func (s *Supervisor) Connections() int64 { return s.conns.Load() }
 
 // State is what state answers now.
 func (s *Supervisor) State() ipc.State { return *s.state.Load() }
@@ -55,5 +64,6 @@ func (s *Supervisor) State() ipc.State { return *s.state.Load() }
 // does when its agent's activity or summary changes.
 func (s *Supervisor) Set(st ipc.State) {
 	s.state.Store(&st)
-	s.Server.Publish("activity", map[string]any{"activity": st.Activity, "summary": st.Summary})
+	s.Server.Publish(ipc.EventActivity, ipc.ActivityEvent{Activity: st.Activity, Reason: st.Reason, Summary: st.Summary,
+		WaitingSince: st.WaitingSince, SkipUntil: st.SkipUntil})
 }

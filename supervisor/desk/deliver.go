@@ -323,8 +323,8 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		}
 		d.mu.Unlock()
 		d.log.Info("trigger_written", "trigger_id", j.id, "attempt", attempt, "bytes", len(payload), "bracketed", len(payload) != len(j.text))
-		d.sess.Publish(EventProgress, map[string]any{"trigger_id": j.id, "thread_id": j.thread, "state": "written",
-			"attempt": attempt, "gate": j.gate})
+		d.sess.Publish(EventProgress, ipc.TriggerProgress{TriggerID: j.id, ThreadID: j.thread, State: ipc.ProgressWritten,
+			Attempt: attempt, Gate: j.gate})
 		by, gone := d.waitAck(c, j, writeAt, submitAt)
 		switch {
 		case gone:

@@ -32,7 +32,7 @@ type Desk struct {
 	active  *job // the one being delivered
 	counts  map[string]int
 	metrics *metrics
-	notes   []map[string]any // trigger_progress events to publish once d.mu is released
+	notes   []ipc.TriggerProgress // trigger_progress events to publish once d.mu is released
 	// lineOut is the last line-mode delivery whose output is not judged
 	// yet, lineMarks how many produced output: part of the progress
 	// token (lineProgress).
@@ -300,11 +300,7 @@ func (d *Desk) finish(j *job, r ipc.TriggerResult) {
 	d.mu.Unlock()
 	d.log.Info("trigger_outcome", "trigger_id", j.id, "thread", j.thread, "caller", j.caller.Label(), "result", r.Result, "error_code", r.ErrorCode,
 		"attempts", r.Attempts, "acked_by", r.AckedBy, "fallback", r.Fallback, "gate", j.gate, "override", j.override.Intent)
-	d.sess.Publish("trigger", map[string]any{
-		"trigger_id": r.TriggerID, "thread_id": r.ThreadID, "result": r.Result, "error_code": r.ErrorCode,
-		"message": r.Message, "delivered_at": r.DeliveredAt, "attempts": r.Attempts, "acked_by": r.AckedBy,
-		"fallback": r.Fallback, "audit_error": r.AuditError, "caller": j.caller,
-	})
+	d.sess.Publish(ipc.EventTrigger, ipc.NewTriggerEvent(r, j.caller))
 	j.result = r
 	close(j.done)
 }

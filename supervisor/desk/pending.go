@@ -16,7 +16,7 @@ import (
 // deferred (and why, whenever the reason changes) and written (it went
 // out). `sup trigger` prints them while it waits (specs/triggers.md,
 // "What a waiting caller sees").
-const EventProgress = "trigger_progress"
+const EventProgress = ipc.EventTriggerProgress
 
 // noteWait records why j waits now; a new reason becomes a
 // trigger_progress event, published by publishNotes once d.mu is
@@ -32,9 +32,9 @@ func (d *Desk) noteWait(j *job, code ipc.Code, next time.Time, g Gates) {
 	if code == ipc.CodeAgentBusy || code == ipc.CodeAgentAsked {
 		giveUp = j.queued.Add(d.cfg.MaxBusyWait)
 	}
-	d.notes = append(d.notes, map[string]any{
-		"trigger_id": j.id, "thread_id": j.thread, "state": "deferred", "error_code": string(code),
-		"message": j.waitWhy, "next_look_at": next.UnixMilli(), "gives_up_at": giveUp.UnixMilli(),
+	d.notes = append(d.notes, ipc.TriggerProgress{
+		TriggerID: j.id, ThreadID: j.thread, State: ipc.ProgressDeferred, ErrorCode: code,
+		Message: j.waitWhy, NextLookAt: next.UnixMilli(), GivesUpAt: giveUp.UnixMilli(),
 	})
 }
 

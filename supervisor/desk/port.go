@@ -67,7 +67,7 @@ type Port interface {
 	// method): nil, or a NOT_ALLOWED error naming the caller and the rule.
 	Allow(c ipc.Caller, act caller.Action, what string) error
 	// Publish sends an event to the session's subscribers.
-	Publish(event string, data map[string]any)
+	Publish(event string, data any)
 }
 
 // Child is one run of the agent, compared by identity: a delivery meant
