@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,9 +161,42 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
-		d.Keys, d.Picked = pr.answerKeys, pr.picked
+		d.Keys = pr.deskKeys()
 	}
 	return d
+}
+
+// namedChoices are the choices a profile's answer keys may name
+// (AnswerKeys.Keys), and the option numbers.
+var namedChoices = []string{plan.ChoiceYes, plan.ChoiceNo, plan.ChoiceAlways, plan.ChoiceEnter, "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+// deskKeys are p's keys as the desk takes them (desk.Keys): every named
+// choice and number looked up once, here, by the one rule (answerKeys),
+// so the desk's lookup and prompt_choices never disagree.
+func (p prompt) deskKeys() *desk.Keys {
+	k := &desk.Keys{Text: p.keys.Text, Valid: p.choices(), Refused: map[string]string{}}
+	for _, c := range namedChoices {
+		keys, submit, err := p.answerKeys(c)
+		var ce *plan.ChoiceError
+		switch {
+		case errors.As(err, &ce):
+			k.Refused[c] = ce.Why
+		case err != nil:
+			k.Refused[c] = err.Error()
+		case !submit: // a choice typed as text is not one of the dialog's
+			option, mode := p.picked(c)
+			k.Choices = append(k.Choices, desk.Choice{Name: c, Keys: keys, Option: option, Mode: mode})
+		}
+	}
+	if !k.Text {
+		// Any word that is not a named choice: its refusal reads the same.
+		_, _, err := p.answerKeys("\x00")
+		var ce *plan.ChoiceError
+		if errors.As(err, &ce) {
+			k.NoText = ce.Why
+		}
+	}
+	return k
 }
 
 // Released: keys that answer the prompt went in, as a key from the pane

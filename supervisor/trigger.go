@@ -23,13 +23,23 @@ import (
 // deskPort is the session as the trigger desk sees it (desk.Port).
 type deskPort struct{ s *Session }
 
-// Gates: the operator is busy while typing (the quiet window) or while a
+// Facts: one read of the session for the desk — the gates and the ack
+// facts from one view of the agent's facts.
+func (p deskPort) Facts(now time.Time) desk.Facts {
+	s := p.s
+	v := s.agent.view(now)
+	dv := s.display.view()
+	return desk.Facts{Gates: p.gatesOf(v), Ack: p.ackOf(v), Progress: s.agent.progress(), Envelope: s.Plan().Profile.EnvelopeOn(),
+		BracketedPaste: dv != nil && dv.bracketedPaste.Load()}
+}
+
+// gates: the operator is busy while typing (the quiet window) or while a
 // draft sits in the input box; the agent, mid-turn, with a prompt open, or
 // before its first child has started.
-func (p deskPort) Gates(now time.Time) desk.Gates {
-	s := p.s
-	f := s.facts()
-	v := s.agent.view(now)
+func (p deskPort) gates(now time.Time) desk.Gates { return p.gatesOf(p.s.agent.view(now)) }
+
+func (p deskPort) gatesOf(v agentView) desk.Gates {
+	f := p.s.facts()
 	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
 	// Unknown is never deliverable: a screen no rule recognises may be a
 	// dialog, and a paste with an Enter would answer it.
@@ -70,10 +80,6 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	return g
 }
 
-// Progress: a new word from the agent (a finished turn's message, a
-// prompt) or a key from the human moves the conversation on.
-func (p deskPort) Progress() string { return p.s.agent.progress() }
-
 func (p deskPort) Child() desk.Child {
 	if c := p.s.current(); c != nil {
 		return c
@@ -93,34 +99,27 @@ func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, erro
 	s := p.s
 	var confirmNow func() error
 	if confirm != nil {
-		confirmNow = func() error { return confirm(p.Gates(time.Now())) }
+		confirmNow = func() error { return confirm(p.gates(time.Now())) }
 	}
 	_, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
-		func() ([]byte, bool, error) { return check(p.Gates(time.Now())) }, confirmNow)
+		func() ([]byte, bool, error) { return check(p.gates(time.Now())) }, confirmNow)
 	if errors.Is(err, errNoChild) {
 		return at, desk.ErrChildGone
 	}
 	return at, err
 }
 
-func (p deskPort) Envelope() bool { return p.s.Plan().Profile.EnvelopeOn() }
-
-func (p deskPort) BracketedPaste() bool {
-	v := p.s.display.view()
-	return v != nil && v.bracketedPaste.Load()
-}
-
 func (p deskPort) ScreenText() string {
 	return p.s.display.text()
 }
 
-func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
+// ackOf: what shows a trigger was taken, v the agent's facts.
+func (p deskPort) ackOf(v agentView) desk.AckFacts {
 	s := p.s
 	f := desk.AckFacts{LastOutput: s.display.lastOutputAt(), LineMode: s.display.lineMode(), OutputBytes: s.display.outBytes.Load()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
-	v := s.agent.view(now)
 	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = v.lastPrompt, v.lastPromptAt, v.st.Activity == activity.Busy, v.st.Since, v.draft
 	return f
 }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -64,7 +62,7 @@ type failure struct {
 // pick takes the first queued job that may be delivered now, and the jobs
 // whose wait is over without delivery; next is when to look again.
 func (d *Desk) pick(now time.Time) (ready *job, failed []failure, next time.Time) {
-	g := d.sess.Gates(now) // before d.mu: never call the session under it
+	g := d.sess.Facts(now).Gates // before d.mu: never call the session under it
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	keep := d.queue[:0]
@@ -223,11 +221,11 @@ func (d *Desk) dropQueue() {
 }
 
 // paste is text as the agent reads a paste: in bracketed-paste brackets
-// when it asked for them, so a newline in it is part of the text, not a
-// submit. Triggers and text answers are both pasted this way; the submit
-// is a separate "\r" (Session.Write).
-func (d *Desk) paste(text string) string {
-	if d.sess.BracketedPaste() {
+// when it asked for them (bracketed), so a newline in it is part of the
+// text, not a submit. Triggers and text answers are both pasted this way;
+// the submit is a separate "\r" (Port.Write).
+func paste(text string, bracketed bool) string {
+	if bracketed {
 		return pasteStart + text + pasteEnd
 	}
 	return text
@@ -250,13 +248,13 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 	waitFrom := j.queued // a first attempt's wait counts from the queueing
 	for attempt := 1; ; attempt++ {
 		r.Attempts = attempt
-		payload := d.paste(j.text)
 		if d.isCancelled(j) {
 			return d.cancelledByRequest(r, j)
 		}
 		writeAt := time.Now()
-		facts := d.sess.AckFacts(writeAt)
-		j.foreground, j.outBefore = facts.Foreground, facts.OutputBytes // a line-mode ack and the loop guard compare against them
+		facts := d.sess.Facts(writeAt)
+		payload := paste(j.text, facts.BracketedPaste)
+		j.foreground, j.outBefore = facts.Ack.Foreground, facts.Ack.OutputBytes // a line-mode ack and the loop guard compare against them
 		submitAt, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
 			if !d.open(j, waitFrom, g) {
 				return nil, false, ErrGateClosed
@@ -388,7 +386,7 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 	defer timer.Stop()
 	for {
 		now := time.Now()
-		g := d.sess.Gates(now)
+		g := d.sess.Facts(now).Gates
 		if g.Stopped {
 			return true, ipc.CodeNotRunning
 		}
@@ -458,7 +456,7 @@ func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string,
 // screen; for a program in line mode (a shell), output after the Enter or
 // a new foreground process group (the command started).
 func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string {
-	f := d.sess.AckFacts(time.Now())
+	f := d.sess.Facts(time.Now()).Ack
 	if f.Prompt != "" && !f.PromptAt.Before(writeAt) &&
 		(strings.Contains(f.Prompt, "id="+j.id) || strings.Contains(f.Prompt, head(j.p.Prompt))) {
 		return "hook"
@@ -487,7 +485,7 @@ const minTrace = 8
 // agent's input box: a draft, or its first line visible on the screen (a
 // head shorter than minTrace cannot tell, and counts as no trace).
 func (d *Desk) payloadOnScreen(j *job) bool {
-	if d.sess.AckFacts(time.Now()).Draft != "" {
+	if d.sess.Facts(time.Now()).Ack.Draft != "" {
 		return true
 	}
 	h := head(j.text)
