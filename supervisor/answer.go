@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -207,28 +206,25 @@ func (p deskPort) Released(at time.Time) { p.s.release(at) }
 // session on after the answer ("hook"), the screen shows no dialog since
 // it ("screen"), or the tracker moved on ("activity"). A dialog the screen
 // no longer shows is gone whatever the profile (a program that reads one
-// key and clears its screen): the activity leaves needs_confirmation with
-// the screen's verdict, unknown when no rule reads the screen.
+// key and clears its screen): the watcher moves the activity off
+// needs_confirmation with the screen's verdict when it sees it
+// (screenSeen). This only reads: a screen verdict counts once the watcher
+// has applied it, so the activity answered is the one that follows.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	s := p.s
 	v, open := s.agent.withPrompt(time.Now())
-	pr := prompt{st: v.st, openPrompt: open}
 	sc := s.prompts.lastScreen()
-	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
+	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation &&
+		s.changes.screenSeen.Load() >= sc.At.UnixNano()
 	switch {
-	case pr.st.Source == activity.SourceHook && pr.st.Since.After(written):
-		return "hook", string(pr.st.Activity)
+	case v.st.Source == activity.SourceHook && v.st.Since.After(written):
+		return "hook", string(v.st.Activity)
 	case screenGone:
-		if pr.st.Activity == activity.NeedsConfirmation {
-			s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + cmp.Or(sc.Rule, "answered"),
-				Activity: sc.Activity, Reason: "answered", Stuck: activity.Stuck(sc.Activity), At: sc.At})
-			pr.st = s.agent.state(time.Now())
-		}
-		return "screen", string(pr.st.Activity)
-	case pr.id != id:
-		return "activity", string(pr.st.Activity)
+		return "screen", string(v.st.Activity)
+	case open.id != id:
+		return "activity", string(v.st.Activity)
 	}
-	return "", string(pr.st.Activity)
+	return "", string(v.st.Activity)
 }
 
 // gateSince is when the prompt appeared for the answer's operator gate:

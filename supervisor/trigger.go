@@ -101,9 +101,12 @@ func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, erro
 	if confirm != nil {
 		confirmNow = func() error { return confirm(p.gates(time.Now())) }
 	}
-	_, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
+	n, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
 		func() ([]byte, bool, error) { return check(p.gates(time.Now())) }, confirmNow)
-	if errors.Is(err, errNoChild) {
+	switch {
+	case errors.Is(err, errNoChild) && n > 0:
+		return at, fmt.Errorf("%w between the paste and its Enter (the Enter was not sent)", desk.ErrChildGone)
+	case errors.Is(err, errNoChild):
 		return at, desk.ErrChildGone
 	}
 	return at, err
@@ -153,31 +156,51 @@ func (p deskPort) bringBack() (c *proc.Child, mode string, code ipc.Code, err er
 		return nil, rr.Mode, code, fmt.Errorf("the agent (%s) ended right after it started", rr.Mode)
 	}
 	debounce := s.Plan().Config.Activity.ReadyDebounce
-	tick := time.NewTicker(desk.AckPoll)
-	defer tick.Stop()
-	for !p.readyAfterSpawn(c, debounce) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		changed := s.changes.wait() // before the look: a change after it wakes the wait
+		ok, again := p.readyAfterSpawn(c, debounce)
+		if ok {
+			return c, rr.Mode, "", nil
+		}
+		timer.Reset(again)
 		select {
 		case <-c.Done():
 			exitCode, sig := c.Exit()
 			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) exited (%s) before it was ready", rr.Mode, exitInfo(exitCode, sig, "", time.Now()).Describe())
 		case <-ctx.Done():
 			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) was not ready within %s", rr.Mode, ready)
-		case <-tick.C:
+		case <-changed:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
 	}
-	return c, rr.Mode, "", nil
 }
 
 // readyAfterSpawn: the activity says ready, or — for an agent whose
-// profile cannot tell — it has printed something and then gone quiet.
-func (p deskPort) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
+// profile cannot tell — it has printed something and then gone quiet for
+// debounce. again is when to look again without a change of the facts:
+// when that quiet is over (output itself is no change of the facts), else
+// a second, as a backstop.
+func (p deskPort) readyAfterSpawn(c *proc.Child, debounce time.Duration) (ready bool, again time.Duration) {
 	s := p.s
 	switch s.agent.state(time.Now()).Activity {
 	case activity.Ready:
-		return true
+		return true, 0
 	case activity.Unknown:
-		last := s.display.lastOutputAt().UnixMilli()
-		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
+		last := s.display.lastOutputAt()
+		if last.UnixMilli() >= c.StartedAt().UnixMilli() {
+			if quiet := time.Since(last); quiet < debounce {
+				return false, debounce - quiet
+			}
+			return true, 0
+		}
 	}
-	return false
+	return false, time.Second
 }

@@ -208,14 +208,31 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		}
 		return nil
 	}
+	var typedAt time.Time
 	written, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
 		if err := check(g); err != nil {
 			return nil, false, err
 		}
-		a.typed = true
+		a.typed, typedAt = true, time.Now()
 		return []byte(keys), submit, nil
-	}, nil)
+	}, func(g Gates) error {
+		// A text answer's Enter, after the submit delay: the human's keys
+		// are not held back by it, and one typed meanwhile sits with the
+		// text, which an Enter now would send as theirs.
+		switch {
+		case g.LastKey.After(typedAt):
+			return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
+		case g.Stopped:
+			return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
+		}
+		return nil
+	})
 	switch {
+	case errors.Is(err, ErrSubmitWithheld):
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeSubmitWithheld, "answer: %s between the text and its Enter: the Enter was withheld; the text may sit in the agent's input box",
+			strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": "))
+	case errors.Is(err, ErrChildGone) && err != ErrChildGone:
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended %s", strings.TrimPrefix(err.Error(), ErrChildGone.Error()+" "))
 	case errors.Is(err, ErrChildGone):
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended before the answer was typed")
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -264,22 +281,38 @@ func (d *Desk) answerText(text string, bracketed bool) (string, error) {
 const AnswerDrawWait = 2 * time.Second
 
 // settle waits until the open prompt is on the screen (at most
-// AnswerDrawWait) and has been for AnswerSettle.
+// AnswerDrawWait) and has been for AnswerSettle: it looks at each change
+// of the session's facts and at the moment the settle is over, never on a
+// tick.
 func (a *answering) settle(ctx context.Context, c Child) {
-	deadline := time.Now().Add(AnswerDrawWait)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
+	drawn := time.Now().Add(AnswerDrawWait)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		pr := a.d.sess.Prompt(time.Now())
-		if pr.ID == "" || !pr.ShownAt.IsZero() && time.Since(pr.ShownAt) >= AnswerSettle || pr.ShownAt.IsZero() && time.Now().After(deadline) {
+		changed := a.d.sess.Changed()
+		now := time.Now()
+		pr := a.d.sess.Prompt(now)
+		until := drawn // not drawn yet: the draw wait's end
+		if !pr.ShownAt.IsZero() {
+			until = pr.ShownAt.Add(AnswerSettle)
+		}
+		if pr.ID == "" || !now.Before(until) {
 			return
 		}
+		timer.Reset(until.Sub(now))
 		select {
-		case <-tick.C:
+		case <-changed:
+		case <-timer.C:
 		case <-c.Done():
 			return
 		case <-ctx.Done():
 			return
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
 	}
 }
@@ -302,15 +335,14 @@ func (a *answering) waitGone(ctx context.Context, c Child, written time.Time) (b
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
 	for {
+		changed := a.d.sess.Changed()
 		by, activity = a.d.sess.AnswerAck(a.pr.ID, written)
 		if by != "" {
 			return by, activity, nil
 		}
 		select {
-		case <-tick.C:
+		case <-changed:
 		case <-c.Done():
 			return "", activity, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended after the answer was typed")
 		case <-ctx.Done():

@@ -161,6 +161,14 @@ func TestAnswer(t *testing.T) {
 		},
 		writes: "[" + pasteStart + "no, keep them" + pasteEnd + `]\r`, ackedBy: "hook",
 	}, {
+		name: "the human typing between a text answer and its Enter withholds the Enter",
+		p:    ipc.AnswerParams{Choice: "keep them"},
+		setup: func(f *fakePort) {
+			f.prompt = question()
+			f.during = func(f *fakePort) { f.set(func(f *fakePort) { f.facts.Gates.LastKey = time.Now() }) }
+		},
+		code: ipc.CodeSubmitWithheld, msg: "the human typed in the pane between the text and its Enter", writes: "[keep them]", outcome: "failed",
+	}, {
 		name:  "text of control characters only",
 		p:     ipc.AnswerParams{Choice: "\x1b\x07"},
 		setup: func(f *fakePort) { f.prompt = question() },
@@ -234,7 +242,7 @@ func TestAnswer(t *testing.T) {
 				if got := f.written(); tt.writes == "none" && got != "" || tt.writes != "none" && got != tt.writes {
 					t.Errorf("typed %q, want %q", got, tt.writes)
 				}
-				if n := len(f.released); (f.written() != "") != (n == 1) && tt.code != ipc.CodeNotRunning {
+				if n := len(f.released); (f.written() != "") != (n == 1) && tt.code != ipc.CodeNotRunning && tt.code != ipc.CodeSubmitWithheld {
 					t.Errorf("the hold released %d times for keys %q", n, f.written())
 				}
 				if took < tt.took {
@@ -302,6 +310,44 @@ func TestAnswerWakesTriggers(t *testing.T) {
 		}
 		if got := r.f.written(); got != `[y][next]\r` {
 			t.Fatalf("typed %q", got)
+		}
+	})
+}
+
+// TestWaitsWatchTheChangeSignal (issue 29): the trigger's ack, the
+// answer's settle and its gone wait look at each change of the session's
+// facts (Port.Changed) and at their deadlines — never on a tick: each
+// outcome comes at the instant of the change that decides it, after a
+// handful of reads.
+func TestWaitsWatchTheChangeSignal(t *testing.T) {
+	withDesk(t, trigger.Config{AckMarker: "ACK:{id}"}, func(f *fakePort) {
+		f.enter = after(333*time.Millisecond, func(f *fakePort) { f.screen = "ACK:t1" })
+	}, func(r *rig) {
+		res := r.trigger(ipc.TriggerParams{TriggerID: "t1", Prompt: "x"})
+		if res.AckedBy != "marker" || r.since() != r.f.delay+333*time.Millisecond {
+			t.Fatalf("%+v after %s, want acked by the marker at the Enter + 333ms", res, r.since())
+		}
+		if n := r.f.count(&r.f.reads); n > 8 {
+			t.Fatalf("%d reads of the facts for one trigger and one change: a poll", n)
+		}
+	})
+	withDesk(t, trigger.Config{}, func(f *fakePort) {
+		f.prompt = permission()
+		f.prompt.ShownAt = time.Now()
+		f.paste = after(777*time.Millisecond, func(f *fakePort) { f.prompt = Prompt{} })
+		f.gone = func(f *fakePort, id string, written time.Time) (string, string) {
+			if f.Prompt(time.Now()).ID == "" {
+				return "screen", "ready"
+			}
+			return "", "needs_confirmation"
+		}
+	}, func(r *rig) {
+		res, err := r.d.Answer(context.Background(), ipc.AnswerParams{Choice: "yes"})
+		if err != nil || res.AckedBy != "screen" || r.since() != AnswerSettle+777*time.Millisecond {
+			t.Fatalf("%+v %v after %s, want typed once settled, acked 777ms later", res, err, r.since())
+		}
+		if n := r.f.count(&r.f.acks); n > 3 {
+			t.Fatalf("%d gone checks for one change: a poll", n)
 		}
 	})
 }

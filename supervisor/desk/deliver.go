@@ -18,10 +18,6 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// AckPoll is how often an unacknowledged delivery looks at the session
-// between pokes (a screen marker changes without one).
-const AckPoll = 20 * time.Millisecond
-
 // look decides what to do with a queued job now, given the session's
 // gates (read before d.mu was taken). d.mu is held.
 func (d *Desk) look(j *job, now time.Time, g Gates) trigger.Step {
@@ -175,6 +171,7 @@ func (d *Desk) Run(done <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		changed := d.sess.Changed() // before the look: a change after it wakes the wait
 		j, failed, next := d.pick(time.Now())
 		d.publishNotes()
 		for _, f := range failed {
@@ -195,6 +192,7 @@ func (d *Desk) Run(done <-chan struct{}) {
 		timer.Reset(wait)
 		select {
 		case <-d.kick:
+		case <-changed:
 		case <-timer.C:
 		case <-done:
 			d.dropQueue()
@@ -294,6 +292,8 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			}
 			attempt--
 			continue
+		case errors.Is(err, ErrChildGone) && err != ErrChildGone:
+			return cancelled(r, "the agent ended "+strings.TrimPrefix(err.Error(), ErrChildGone.Error()+" "))
 		case errors.Is(err, ErrChildGone):
 			return cancelled(r, "the agent ended before the trigger was written")
 		case errors.Is(err, ErrSubmitWithheld):
@@ -385,6 +385,7 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		changed := d.sess.Changed()
 		now := time.Now()
 		g := d.sess.Facts(now).Gates
 		if g.Stopped {
@@ -404,6 +405,7 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 		timer.Reset(max(time.Until(step.Next), time.Millisecond))
 		select {
 		case <-d.kick:
+		case <-changed:
 		case <-timer.C:
 		case <-c.Done():
 			return true, ""
@@ -425,14 +427,15 @@ func cancelled(r ipc.TriggerResult, why string) ipc.TriggerResult {
 }
 
 // waitAck waits up to the job's ack timeout for the agent to take the
-// trigger; gone reports that c ended (or was replaced) meanwhile.
+// trigger; gone reports that c ended (or was replaced) meanwhile. It looks
+// at each change of the session's facts (Port.Changed: a hook, the
+// activity, the screen with a marker, output), never on a tick.
 func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string, gone bool) {
 	deadline := time.NewTimer(time.Until(writeAt.Add(j.ackTimeout)))
 	defer deadline.Stop()
-	tick := time.NewTicker(AckPoll)
-	defer tick.Stop()
 	marker := d.cfg.Marker(j.id)
 	for {
+		changed := d.sess.Changed()
 		if d.sess.Child() != c {
 			return "", true
 		}
@@ -444,8 +447,7 @@ func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string,
 			return d.acked(j, writeAt, submitAt, marker), false
 		case <-c.Done():
 			return "", true
-		case <-d.kick:
-		case <-tick.C:
+		case <-changed:
 		}
 	}
 }

@@ -80,8 +80,10 @@ func New(cfg trigger.Config, audit *store.Audit, sess Port, log *slog.Logger) *D
 	}
 }
 
-// Poke tells the desk that something a waiting trigger may wait for
-// changed (activity, the draft, a new child): it looks again at once.
+// Poke makes the desk's delivery goroutine look again at once: a new
+// trigger was queued, an answer went in. The session's own changes
+// (activity, the draft, the screen, a new child) come through
+// Port.Changed, which every wait of the desk watches.
 func (d *Desk) Poke() {
 	select {
 	case d.kick <- struct{}{}:

@@ -37,11 +37,13 @@ type Delivery interface {
 	// a trigger: a dialog that opened since the desk looked must not be
 	// answered by a paste). It returns when the last byte went (the "\r"
 	// when submitting). It fails with ErrChildGone once c is not the
-	// running child, and with os.ErrDeadlineExceeded when the child does
-	// not read within WriteTimeout. confirm, when not nil, runs with the
-	// gates read after the submit delay, under the input lock again, right
-	// before the "\r": its error is returned with the payload written and
-	// the "\r" withheld.
+	// running child (wrapped, the payload written, when c ended in the
+	// submit delay), and with os.ErrDeadlineExceeded when the child does
+	// not read within WriteTimeout. The input lock is not held across the
+	// submit delay (the human's keys are not held back by it): confirm,
+	// when not nil, runs with the gates read after the delay, under the
+	// input lock again, right before the "\r"; its error is returned with
+	// the payload written and the "\r" withheld.
 	Write(c Child, check func(Gates) (payload []byte, submit bool, err error), confirm func(Gates) error) (at time.Time, err error)
 	// Released says that keys answering the prompt were typed at: the
 	// hook's hold ends, as for a key from the pane, and the screen is read
@@ -72,6 +74,11 @@ type Reads interface {
 	ScreenText() string
 	// Identity names the session and its document, for the audit trail.
 	Identity() (sessionID, document string)
+	// Changed is closed on the next change of the session's facts (its
+	// activity, prompt, screen, draft, lifecycle): the desk's waits
+	// select on it with a deadline instead of polling. Take it before
+	// reading the facts it guards, so no change in between is missed.
+	Changed() <-chan struct{}
 }
 
 // Facts is one read of the session's facts (Reads.Facts).

@@ -46,8 +46,12 @@ type fakePort struct {
 	// what happened between the desk's look and the write.
 	atCheck func(f *fakePort)
 	// gone answers AnswerAck: nil is "still open".
-	gone func(f *fakePort, id string, written time.Time) (by, activity string)
-	quit chan struct{} // closed when the test ends: scripted changes still waiting stop
+	gone    func(f *fakePort, id string, written time.Time) (by, activity string)
+	quit    chan struct{} // closed when the test ends: scripted changes still waiting stop
+	changed chan struct{} // closed on the next set (Changed)
+	// reads and acks count Facts and AnswerAck calls: a wait that polls
+	// reads on every tick, one that watches Changed once per change.
+	reads, acks int
 }
 
 type fakeEvent struct {
@@ -65,11 +69,24 @@ func newFake() *fakePort {
 		facts: Facts{Progress: "p0", Envelope: true}}
 }
 
-// set changes the session's facts.
+// set changes the session's facts, and says so (Changed).
 func (f *fakePort) set(change func(f *fakePort)) {
 	f.mu.Lock()
 	change(f)
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
 	f.mu.Unlock()
+}
+
+func (f *fakePort) Changed() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return f.changed
 }
 
 // busy is the agent taking a turn now (an ack by activity).
@@ -95,10 +112,8 @@ func turnBusy(f *fakePort) {
 
 // exit ends the running child.
 func (f *fakePort) exit() {
-	f.mu.Lock()
-	c := f.child
-	f.child = nil
-	f.mu.Unlock()
+	var c *fakeChild
+	f.set(func(f *fakePort) { c, f.child = f.child, nil })
 	close(c.done)
 }
 
@@ -196,7 +211,15 @@ func (f *fakePort) Publish(event string, data map[string]any) {
 func (f *fakePort) Facts(time.Time) Facts {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	return f.facts
+}
+
+// count reads one of f's counters.
+func (f *fakePort) count(n *int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *n
 }
 
 func (f *fakePort) Prompt(time.Time) Prompt {
@@ -206,6 +229,9 @@ func (f *fakePort) Prompt(time.Time) Prompt {
 }
 
 func (f *fakePort) AnswerAck(id string, written time.Time) (string, string) {
+	f.mu.Lock()
+	f.acks++
+	f.mu.Unlock()
 	if f.gone == nil {
 		return "", "needs_confirmation"
 	}
