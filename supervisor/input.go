@@ -20,10 +20,11 @@ const maxPending = 64 << 10
 // piped input and keys typed ahead are not lost). Every write to the pty —
 // keys and injections — happens under its lock, so no two interleave
 // inside one write. sup's own writes (write: a paste, the submit delay,
-// its Enter) take writing first, one at a time; the lock itself is not
-// held across the submit delay, so the human's keys are never held back
-// by it (issue 29): a key that lands between a paste and its Enter is
-// seen by confirm, which withholds the Enter.
+// its Enter) take writing first, one at a time; for a trigger's or an
+// answer's the lock itself is not held across the submit delay, so the
+// human's keys are not held back by it (issue 29): a key that lands
+// between a paste and its Enter is seen by their confirm, which withholds
+// the Enter.
 type inputRouter struct {
 	writing sync.Mutex // one write of sup's at a time, delay included; taken before mu
 	mu      sync.Mutex
@@ -128,14 +129,16 @@ const replyTimeout = time.Second
 // that cannot finish within timeout fails with os.ErrDeadlineExceeded. at
 // is when the last byte went (the "\r" when submitting).
 //
-// The delay is slept without the router's lock (only writing is held,
-// so no other write of sup's comes between): the human's keys go
-// through meanwhile. The lock is taken again for the "\r": confirm, when
-// not nil, runs under it right before, and an error from it is returned
-// as is with the data written and the "\r" withheld (the desk's confirm
+// With confirm, the delay is slept without the router's lock (only
+// writing is held, so no other write of sup's comes between): the human's
+// keys go through meanwhile. The lock is taken again for the "\r":
+// confirm runs under it right before, and an error from it is returned as
+// is with the data written and the "\r" withheld (the desk's confirm
 // withholds it when the human typed in the delay, a dialog opened or sup
 // began to stop). A child that ended in the delay gets no "\r" either
-// (errNoChild, after the data went).
+// (errNoChild, after the data went). Without confirm (inject) the lock is
+// held across the delay: nothing would tell a key of the human's from
+// the text, and the Enter would send both.
 func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check func() ([]byte, bool, error), confirm func() error) (n int, at time.Time, err error) {
 	r.writing.Lock()
 	defer r.writing.Unlock()
@@ -151,9 +154,15 @@ func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check f
 		return 0, time.Time{}, err
 	}
 	n, err = writeBy(master, data, timeout)
-	r.mu.Unlock()
 	if err != nil || !submit {
+		r.mu.Unlock()
 		return n, time.Now(), err
+	}
+	// Without confirm nothing would see a key of the human's in the
+	// delay, and the Enter would submit it with the text (inject): such a
+	// write keeps the lock across the delay, as it always did.
+	if confirm != nil {
+		r.mu.Unlock()
 	}
 	if len(data) > 0 && delay > 0 {
 		if r.sleep != nil {
@@ -162,7 +171,9 @@ func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check f
 			time.Sleep(delay)
 		}
 	}
-	r.mu.Lock()
+	if confirm != nil {
+		r.mu.Lock()
+	}
 	defer r.mu.Unlock()
 	if r.master != master {
 		return n, time.Time{}, errNoChild

@@ -80,3 +80,53 @@ func TestUnitInputKeysNotHeldByTheSubmitDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitInputInjectHoldsKeysAcrossTheDelay: a write without confirm
+// (inject) cannot tell the human's key from its text, so it keeps the
+// lock across the delay: the key lands after the Enter, never in the
+// submitted line.
+func TestUnitInputInjectHoldsKeysAcrossTheDelay(t *testing.T) {
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	if _, err := term.MakeRaw(int(slave.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	inDelay, release := make(chan struct{}), make(chan struct{})
+	r := &inputRouter{master: master, sleep: func(time.Duration) {
+		close(inDelay)
+		<-release
+	}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.inject([]byte("text"), true, time.Second, time.Second)
+		done <- err
+	}()
+	<-inDelay
+	routed := make(chan struct{})
+	go func() {
+		r.route([]byte("x"))
+		close(routed)
+	}()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-routed
+	master.Write([]byte("#"))
+	var got []byte
+	buf := make([]byte, 64)
+	for len(got) == 0 || got[len(got)-1] != '#' {
+		n, err := slave.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if string(got) != "text\rx#" {
+		t.Fatalf("the child read %q, want the text, its Enter, then the key", got)
+	}
+}
