@@ -186,7 +186,12 @@ func (d *Desk) Run(done <-chan struct{}) {
 			continue
 		}
 		wait := time.Hour
-		if !next.IsZero() {
+		if next.IsZero() {
+			// Nothing queued: no change of the session's facts concerns
+			// the desk until a trigger comes (Poke), so an idle session's
+			// changes never wake it.
+			changed = nil
+		} else {
 			wait = max(time.Until(next), time.Millisecond)
 		}
 		timer.Reset(wait)

@@ -616,3 +616,31 @@ func TestTriggerDroppedWhenSupEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleDeskSleeps: with nothing queued, changes of the session's facts
+// do not wake the desk (an idle session costs it nothing); a queued
+// trigger does, and its wait watches them again.
+func TestIdleDeskSleeps(t *testing.T) {
+	withDesk(t, trigger.Config{}, func(f *fakePort) {
+		f.facts.Gates.AgentBusy = true
+	}, func(r *rig) {
+		synctest.Wait()
+		before := r.f.count(&r.f.reads)
+		for range 100 {
+			r.f.set(func(f *fakePort) { f.screen += "." })
+			synctest.Wait()
+		}
+		if n := r.f.count(&r.f.reads) - before; n != 0 {
+			t.Fatalf("an idle desk read the facts %d times for 100 changes", n)
+		}
+		res, err := r.d.Trigger(context.Background(), ipc.TriggerParams{TriggerID: "t1", Prompt: "x"})
+		if err != nil || res.Result != ipc.OutcomeDeferred {
+			t.Fatalf("%+v %v", res, err)
+		}
+		r.f.set(func(f *fakePort) { f.facts.Gates.AgentBusy = false; f.enter = busy })
+		synctest.Wait()
+		if got := r.f.written(); got == "" {
+			t.Fatal("a queued trigger did not look again at a change of its gates")
+		}
+	})
+}
