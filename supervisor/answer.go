@@ -3,7 +3,7 @@
 package supervisor
 
 import (
-	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,9 +160,42 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
-		d.Keys, d.Picked = pr.answerKeys, pr.picked
+		d.Keys = pr.deskKeys()
 	}
 	return d
+}
+
+// namedChoices are the choices a profile's answer keys may name
+// (AnswerKeys.Keys), and the option numbers.
+var namedChoices = []string{plan.ChoiceYes, plan.ChoiceNo, plan.ChoiceAlways, plan.ChoiceEnter, "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+// deskKeys are p's keys as the desk takes them (desk.Keys): every named
+// choice and number looked up once, here, by the one rule (answerKeys),
+// so the desk's lookup and prompt_choices never disagree.
+func (p prompt) deskKeys() *desk.Keys {
+	k := &desk.Keys{Text: p.keys.Text, Valid: p.choices(), Refused: map[string]string{}}
+	for _, c := range namedChoices {
+		keys, submit, err := p.answerKeys(c)
+		var ce *plan.ChoiceError
+		switch {
+		case errors.As(err, &ce):
+			k.Refused[c] = ce.Why
+		case err != nil:
+			k.Refused[c] = err.Error()
+		case !submit: // a choice typed as text is not one of the dialog's
+			option, mode := p.picked(c)
+			k.Choices = append(k.Choices, desk.Choice{Name: c, Keys: keys, Option: option, Mode: mode})
+		}
+	}
+	if !k.Text {
+		// Any word that is not a named choice: its refusal reads the same.
+		_, _, err := p.answerKeys("\x00")
+		var ce *plan.ChoiceError
+		if errors.As(err, &ce) {
+			k.NoText = ce.Why
+		}
+	}
+	return k
 }
 
 // Released: keys that answer the prompt went in, as a key from the pane
@@ -173,28 +206,25 @@ func (p deskPort) Released(at time.Time) { p.s.release(at) }
 // session on after the answer ("hook"), the screen shows no dialog since
 // it ("screen"), or the tracker moved on ("activity"). A dialog the screen
 // no longer shows is gone whatever the profile (a program that reads one
-// key and clears its screen): the activity leaves needs_confirmation with
-// the screen's verdict, unknown when no rule reads the screen.
+// key and clears its screen): the watcher moves the activity off
+// needs_confirmation with the screen's verdict when it sees it
+// (screenSeen). This only reads: a screen verdict counts once the watcher
+// has applied it, so the activity answered is the one that follows.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	s := p.s
 	v, open := s.agent.withPrompt(time.Now())
-	pr := prompt{st: v.st, openPrompt: open}
 	sc := s.prompts.lastScreen()
-	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation
+	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation &&
+		s.changes.screenSeen.Load() >= sc.At.UnixNano()
 	switch {
-	case pr.st.Source == activity.SourceHook && pr.st.Since.After(written):
-		return "hook", string(pr.st.Activity)
+	case v.st.Source == activity.SourceHook && v.st.Since.After(written):
+		return "hook", string(v.st.Activity)
 	case screenGone:
-		if pr.st.Activity == activity.NeedsConfirmation {
-			s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + cmp.Or(sc.Rule, "answered"),
-				Activity: sc.Activity, Reason: "answered", Stuck: activity.Stuck(sc.Activity), At: sc.At})
-			pr.st = s.agent.state(time.Now())
-		}
-		return "screen", string(pr.st.Activity)
-	case pr.id != id:
-		return "activity", string(pr.st.Activity)
+		return "screen", string(v.st.Activity)
+	case open.id != id:
+		return "activity", string(v.st.Activity)
 	}
-	return "", string(pr.st.Activity)
+	return "", string(v.st.Activity)
 }
 
 // gateSince is when the prompt appeared for the answer's operator gate:

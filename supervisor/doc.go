@@ -64,7 +64,12 @@
 //   - inputRouter.mu serialises every write to the child's pty; the desk's
 //     write check reads the gates (Session.mu, then agentFacts.mu, one
 //     after the other) under it. The pane reader's lock is taken before it
-//     and before agentFacts.mu (a key is booked, then routed).
+//     and before agentFacts.mu (a key is booked, then routed). It is not
+//     held across a trigger's or an answer's submit delay:
+//     inputRouter.writing, taken before it, keeps sup's writes (paste,
+//     delay, Enter) one at a time while the pane's keys go through
+//     (input.go).
+//   - changes.mu (changed.go): a leaf, over the change signal's channel.
 //   - queueFile.mu and regMu are taken before Session.mu and
 //     agentFacts.mu (the facts they write are read under them), never
 //     after.

@@ -121,68 +121,6 @@ func TestE2ETriggerPasteByteExact(t *testing.T) {
 	}
 }
 
-// TestE2ETriggerPlainPaste: without mode 2004 the text goes unbracketed;
-// without the envelope it goes as sanitised; still one submit.
-func TestE2ETriggerPlainPaste(t *testing.T) {
-	r := newRig(t, triggerConfig)
-	rec := filepath.Join(r.dir, "rec")
-	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
-	off := false
-	res := r.trigger(ipc.TriggerParams{TriggerID: "t-2", Prompt: "a\nb", Envelope: &off, AckTimeoutMS: 300, Wait: true})
-	// Without an envelope fakeagent prints no marker: the ack times out,
-	// and nothing on the screen shows the text, so it was retried twice.
-	if res.Result != ipc.OutcomeTimeout || res.ErrorCode != ipc.CodeAckTimeout || res.Attempts != 3 {
-		t.Fatalf("result %+v, want timeout after 3 attempts", res)
-	}
-	if got := r.recorded(rec); got != "a\nb\ra\nb\ra\nb\r" {
-		t.Fatalf("the agent read %q, want three plain pastes, each one submit", got)
-	}
-	r.tm.WaitForCount(t, pane, "SUBMITTED 3 bytes", 3, 5*time.Second)
-}
-
-// TestE2ETriggerDefersWhileOperatorTypes: keys in the pane defer a
-// trigger; it goes once the quiet window has passed. A force override with
-// a reason goes at once and is audited as such.
-func TestE2ETriggerDefersWhileOperatorTypes(t *testing.T) {
-	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
-	rec := filepath.Join(r.dir, "rec")
-	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
-	typed := time.Now() // sup sees the key later: the quiet window ends after typed+3s
-	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
-	res := r.trigger(ipc.TriggerParams{TriggerID: "t-3", Prompt: "hello"})
-	if res.Result != ipc.OutcomeDeferred || res.ErrorCode != ipc.CodeOperatorBusy || res.DeferredUntil == 0 {
-		t.Fatalf("while typing: %+v, want deferred OPERATOR_BUSY", res)
-	}
-	r.tm.WaitFor(t, pane, "ACK_TRIGGER:t-3", 10*time.Second)
-	if d := time.Since(typed); d < 3*time.Second {
-		t.Fatalf("delivered %s after the key, within the 3s quiet window", d)
-	}
-	if got := r.recorded(rec); !strings.HasPrefix(got, "x[BRIDGE_TRIGGER id=t-3") {
-		t.Fatalf("the agent read %q, want the key, then the trigger", got)
-	}
-	r.waitTriggerCount("delivered", 1)
-
-	// Forced: at once, even though the operator is typing.
-	r.tm.SendLiteral(pane, "y")
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
-	var bad ipc.TriggerResult
-	err := r.call(ipc.MethodTrigger, ipc.TriggerParams{TriggerID: "t-4", Prompt: "now", ForceOverride: true, OverrideReason: "please"}, &bad)
-	if e, ok := err.(*ipc.Error); !ok || e.Code != ipc.CodeBadRequest || !strings.Contains(e.Message, "human_override:") {
-		t.Fatalf("force without a valid reason: %v, want BAD_REQUEST naming the prefixes", err)
-	}
-	res = r.trigger(ipc.TriggerParams{TriggerID: "t-4", Prompt: "now", ForceOverride: true, OverrideReason: "human_override: I asked for it", Wait: true})
-	if res.Result != ipc.OutcomeDelivered {
-		t.Fatalf("forced: %+v", res)
-	}
-	recs := r.audit()
-	a := recs[len(recs)-1]
-	if a["trigger_id"] != "t-4" || a["force_override_requested"] != true || a["force_override_applied"] != true ||
-		a["override_intent"] != "human_override" || a["override_reason_prefix"] != "human_override:" || a["collision_gate"] != "bypassed" {
-		t.Fatalf("forced audit record %v", a)
-	}
-}
-
 // TestE2ETriggerRateLimitLoopGuard: the third trigger within the rate
 // window is deferred until the window frees; the loop guard blocks a
 // thread that got triggers without progress until unblock.

@@ -18,13 +18,23 @@ const maxPending = 64 << 10
 // inputRouter decides where input goes: the running child's pty, the prompt
 // between runs, or a bounded buffer while a child is being started (so
 // piped input and keys typed ahead are not lost). Every write to the pty —
-// keys and injections — happens under its lock, so they never interleave.
+// keys and injections — happens under its lock, so no two interleave
+// inside one write. sup's own writes (write: a paste, the submit delay,
+// its Enter) take writing first, one at a time; for a trigger's or an
+// answer's the lock itself is not held across the submit delay, so the
+// human's keys are not held back by it (issue 29): a key that lands
+// between a paste and its Enter is seen by their confirm, which withholds
+// the Enter.
 type inputRouter struct {
+	writing sync.Mutex // one write of sup's at a time, delay included; taken before mu
 	mu      sync.Mutex
 	master  *os.File  // the running child's pty master, nil between runs
 	keys    chan byte // non-nil while a prompt waits for keys
 	pending []byte
 	ended   bool // piped input reached its end; each child is told so
+	// sleep sleeps the submit delay (time.Sleep when nil; a test holds
+	// the write in its delay with it).
+	sleep func(time.Duration)
 }
 
 // route delivers bytes read from the pane.
@@ -117,27 +127,56 @@ const replyTimeout = time.Second
 // the running child's master the write fails with errNoChild, so a write
 // meant for a child that ended never types into its successor. A write
 // that cannot finish within timeout fails with os.ErrDeadlineExceeded. at
-// is when the last byte went (the "\r" when submitting). confirm, when
-// not nil, runs after the delay, right before the "\r": an error from it
-// is returned as is with the data written and the "\r" withheld.
+// is when the last byte went (the "\r" when submitting).
+//
+// With confirm, the delay is slept without the router's lock (only
+// writing is held, so no other write of sup's comes between): the human's
+// keys go through meanwhile. The lock is taken again for the "\r":
+// confirm runs under it right before, and an error from it is returned as
+// is with the data written and the "\r" withheld (the desk's confirm
+// withholds it when the human typed in the delay, a dialog opened or sup
+// began to stop). A child that ended in the delay gets no "\r" either
+// (errNoChild, after the data went). Without confirm (inject) the lock is
+// held across the delay: nothing would tell a key of the human's from
+// the text, and the Enter would send both.
 func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check func() ([]byte, bool, error), confirm func() error) (n int, at time.Time, err error) {
+	r.writing.Lock()
+	defer r.writing.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.master == nil || (want != nil && r.master != want) {
+	master := r.master
+	if master == nil || (want != nil && master != want) {
+		r.mu.Unlock()
 		return 0, time.Time{}, errNoChild
 	}
 	data, submit, err := check()
 	if err != nil {
+		r.mu.Unlock()
 		return 0, time.Time{}, err
 	}
-	r.master.SetWriteDeadline(time.Now().Add(timeout)) // Best effort: a pollable master supports it.
-	defer r.master.SetWriteDeadline(time.Time{})
-	n, err = r.master.Write(data)
+	n, err = writeBy(master, data, timeout)
 	if err != nil || !submit {
+		r.mu.Unlock()
 		return n, time.Now(), err
 	}
+	// Without confirm nothing would see a key of the human's in the
+	// delay, and the Enter would submit it with the text (inject): such a
+	// write keeps the lock across the delay, as it always did.
+	if confirm != nil {
+		r.mu.Unlock()
+	}
 	if len(data) > 0 && delay > 0 {
-		time.Sleep(delay)
+		if r.sleep != nil {
+			r.sleep(delay)
+		} else {
+			time.Sleep(delay)
+		}
+	}
+	if confirm != nil {
+		r.mu.Lock()
+	}
+	defer r.mu.Unlock()
+	if r.master != master {
+		return n, time.Time{}, errNoChild
 	}
 	if confirm != nil {
 		// A dialog that opened during the delay must not get the Enter:
@@ -148,8 +187,16 @@ func (r *inputRouter) write(want *os.File, delay, timeout time.Duration, check f
 		}
 	}
 	at = time.Now()
-	m, err := r.master.Write([]byte{'\r'})
+	m, err := writeBy(master, []byte{'\r'}, timeout)
 	return n + m, at, err
+}
+
+// writeBy writes data to master, failing with os.ErrDeadlineExceeded when
+// the child does not read it within timeout.
+func writeBy(master *os.File, data []byte, timeout time.Duration) (int, error) {
+	master.SetWriteDeadline(time.Now().Add(timeout)) // Best effort: a pollable master supports it.
+	defer master.SetWriteDeadline(time.Time{})
+	return master.Write(data)
 }
 
 // endOfInput passes the end of piped input on to the child (and to every

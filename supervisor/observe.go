@@ -16,7 +16,7 @@ func (s *Session) observe(sig activity.Signal) {
 	if changed {
 		s.counts.inc(detectionCounter(sig.Source.String()))
 		s.publishActivity(st)
-		s.desk.Poke()
+		s.factsChanged()
 	}
 	if changed && sig.Source == activity.SourceHook {
 		// When the hook's hold ends the screen is read again: a verdict
@@ -72,6 +72,7 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 	}
 	if p.Prompt != "" {
 		s.agent.hookPrompt(p.Prompt, now)
+		s.factsChanged() // a trigger's ack by hook reads it
 	}
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)
 	s.counts.inc(hookCounter(p.Event))
@@ -87,7 +88,7 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 	// hook lifted is published here when the hook has no signal of its own.
 	if changed, st := s.agent.noteHook(p, ok, now); changed {
 		s.publishActivity(st)
-		s.desk.Poke()
+		s.factsChanged()
 	}
 	if ok {
 		s.observe(sig)

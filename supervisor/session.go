@@ -48,6 +48,7 @@ type Session struct {
 
 	publish func(event string, data any)
 	desk    *desk.Desk   // the trigger desk; owns its own lock
+	changes changes      // the facts' change signal the desk's waits watch (changed.go)
 	audit   *store.Audit // the audit trail the desk writes
 
 	ctrl     chan control
@@ -149,7 +150,7 @@ func (s *Session) setLifecycle(l string) {
 	s.lifecycle = l
 	s.mu.Unlock()
 	s.publishQueue()
-	s.desk.Poke()
+	s.factsChanged()
 }
 
 func (s *Session) current() *proc.Child {

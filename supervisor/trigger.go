@@ -23,13 +23,23 @@ import (
 // deskPort is the session as the trigger desk sees it (desk.Port).
 type deskPort struct{ s *Session }
 
-// Gates: the operator is busy while typing (the quiet window) or while a
+// Facts: one read of the session for the desk — the gates and the ack
+// facts from one view of the agent's facts.
+func (p deskPort) Facts(now time.Time) desk.Facts {
+	s := p.s
+	v := s.agent.view(now)
+	dv := s.display.view()
+	return desk.Facts{Gates: p.gatesOf(v), Ack: p.ackOf(v), Progress: s.agent.progress(), Envelope: s.Plan().Profile.EnvelopeOn(),
+		BracketedPaste: dv != nil && dv.bracketedPaste.Load()}
+}
+
+// gates: the operator is busy while typing (the quiet window) or while a
 // draft sits in the input box; the agent, mid-turn, with a prompt open, or
 // before its first child has started.
-func (p deskPort) Gates(now time.Time) desk.Gates {
-	s := p.s
-	f := s.facts()
-	v := s.agent.view(now)
+func (p deskPort) gates(now time.Time) desk.Gates { return p.gatesOf(p.s.agent.view(now)) }
+
+func (p deskPort) gatesOf(v agentView) desk.Gates {
+	f := p.s.facts()
 	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
 	// Unknown is never deliverable: a screen no rule recognises may be a
 	// dialog, and a paste with an Enter would answer it.
@@ -70,10 +80,6 @@ func (p deskPort) Gates(now time.Time) desk.Gates {
 	return g
 }
 
-// Progress: a new word from the agent (a finished turn's message, a
-// prompt) or a key from the human moves the conversation on.
-func (p deskPort) Progress() string { return p.s.agent.progress() }
-
 func (p deskPort) Child() desk.Child {
 	if c := p.s.current(); c != nil {
 		return c
@@ -93,34 +99,30 @@ func (p deskPort) Write(c desk.Child, check func(desk.Gates) ([]byte, bool, erro
 	s := p.s
 	var confirmNow func() error
 	if confirm != nil {
-		confirmNow = func() error { return confirm(p.Gates(time.Now())) }
+		confirmNow = func() error { return confirm(p.gates(time.Now())) }
 	}
-	_, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
-		func() ([]byte, bool, error) { return check(p.Gates(time.Now())) }, confirmNow)
-	if errors.Is(err, errNoChild) {
+	n, at, err := s.in.write(c.(*proc.Child).Master(), s.Plan().Profile.SubmitDelay, desk.WriteTimeout,
+		func() ([]byte, bool, error) { return check(p.gates(time.Now())) }, confirmNow)
+	switch {
+	case errors.Is(err, errNoChild) && n > 0:
+		return at, fmt.Errorf("%w between the paste and its Enter (the Enter was not sent)", desk.ErrChildGone)
+	case errors.Is(err, errNoChild):
 		return at, desk.ErrChildGone
 	}
 	return at, err
-}
-
-func (p deskPort) Envelope() bool { return p.s.Plan().Profile.EnvelopeOn() }
-
-func (p deskPort) BracketedPaste() bool {
-	v := p.s.display.view()
-	return v != nil && v.bracketedPaste.Load()
 }
 
 func (p deskPort) ScreenText() string {
 	return p.s.display.text()
 }
 
-func (p deskPort) AckFacts(now time.Time) desk.AckFacts {
+// ackOf: what shows a trigger was taken, v the agent's facts.
+func (p deskPort) ackOf(v agentView) desk.AckFacts {
 	s := p.s
 	f := desk.AckFacts{LastOutput: s.display.lastOutputAt(), LineMode: s.display.lineMode(), OutputBytes: s.display.outBytes.Load()}
 	if c := s.current(); c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
-	v := s.agent.view(now)
 	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = v.lastPrompt, v.lastPromptAt, v.st.Activity == activity.Busy, v.st.Since, v.draft
 	return f
 }
@@ -154,31 +156,51 @@ func (p deskPort) bringBack() (c *proc.Child, mode string, code ipc.Code, err er
 		return nil, rr.Mode, code, fmt.Errorf("the agent (%s) ended right after it started", rr.Mode)
 	}
 	debounce := s.Plan().Config.Activity.ReadyDebounce
-	tick := time.NewTicker(desk.AckPoll)
-	defer tick.Stop()
-	for !p.readyAfterSpawn(c, debounce) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		changed := s.changes.wait() // before the look: a change after it wakes the wait
+		ok, again := p.readyAfterSpawn(c, debounce)
+		if ok {
+			return c, rr.Mode, "", nil
+		}
+		timer.Reset(again)
 		select {
 		case <-c.Done():
 			exitCode, sig := c.Exit()
 			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) exited (%s) before it was ready", rr.Mode, exitInfo(exitCode, sig, "", time.Now()).Describe())
 		case <-ctx.Done():
 			return nil, rr.Mode, code, fmt.Errorf("the agent (%s) was not ready within %s", rr.Mode, ready)
-		case <-tick.C:
+		case <-changed:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
 	}
-	return c, rr.Mode, "", nil
 }
 
 // readyAfterSpawn: the activity says ready, or — for an agent whose
-// profile cannot tell — it has printed something and then gone quiet.
-func (p deskPort) readyAfterSpawn(c *proc.Child, debounce time.Duration) bool {
+// profile cannot tell — it has printed something and then gone quiet for
+// debounce. again is when to look again without a change of the facts:
+// when that quiet is over (output itself is no change of the facts), else
+// a second, as a backstop.
+func (p deskPort) readyAfterSpawn(c *proc.Child, debounce time.Duration) (ready bool, again time.Duration) {
 	s := p.s
 	switch s.agent.state(time.Now()).Activity {
 	case activity.Ready:
-		return true
+		return true, 0
 	case activity.Unknown:
-		last := s.display.lastOutputAt().UnixMilli()
-		return last >= c.StartedAt().UnixMilli() && time.Since(time.UnixMilli(last)) >= debounce
+		last := s.display.lastOutputAt()
+		if last.UnixMilli() >= c.StartedAt().UnixMilli() {
+			if quiet := time.Since(last); quiet < debounce {
+				return false, debounce - quiet
+			}
+			return true, 0
+		}
 	}
-	return false
+	return false, time.Second
 }

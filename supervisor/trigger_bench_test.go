@@ -73,6 +73,46 @@ func BenchmarkTriggerLatency(b *testing.B) {
 	report(b, "tmux", tmuxLat)
 }
 
+// BenchmarkTriggerAck measures a waiting trigger from the request to its
+// outcome, delivered and acknowledged: the envelope pasted and submitted
+// (1 ms submit delay), fakeagent -ack printing its marker, the screen
+// reading it and the desk's ack wait noticing (issue 29: the wait watches
+// the session's change signal). Run with:
+// go test ./supervisor -run '^$' -bench TriggerAck -benchtime 200x
+func BenchmarkTriggerAck(b *testing.B) {
+	r := newRig(b, `trigger:
+  ack_marker: "ACK_TRIGGER:{id}"
+  rate_limit: 1000000
+  loop_no_progress: 1000000
+  loop_same_prompt: 1000000
+`)
+	r.write("config/sup/profiles/fast.yaml", fastProfile)
+	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "fast", filepath.Join(r.dir, "doc.md"), "--",
+		"fakeagent", "-ready", "-raw", "-ack")
+	r.tm.WaitFor(b, pane, "fakeagent ready", 10*time.Second)
+	c, err := ipc.Dial(r.sockets()[0], 2*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		var res ipc.TriggerResult
+		p := ipc.TriggerParams{TriggerID: fmt.Sprintf("a-%d", i), Prompt: fmt.Sprintf("prompt %d", i), Wait: true}
+		if err := c.Call(context.Background(), ipc.MethodTrigger, p, &res); err != nil {
+			b.Fatal(err)
+		}
+		if res.Result != ipc.OutcomeDelivered {
+			b.Fatalf("trigger %d: %+v", i, res)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	report(b, "ack", lat)
+}
+
 func fifo(b *testing.B, path string) string {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		b.Fatal(err)

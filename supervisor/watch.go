@@ -58,7 +58,7 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 	for {
 		select {
 		case <-v.kick:
-			s.desk.Poke() // a delivery waiting for a marker looks now
+			s.factsChanged() // a delivery waiting for a marker looks now
 		case <-recheck.C:
 		case <-c.Done():
 			return
@@ -91,7 +91,7 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
 			if s.agent.setDraft(res.Draft) {
-				s.desk.Poke() // a deferred trigger may go now
+				s.factsChanged() // a deferred trigger may go now
 			}
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
@@ -250,6 +250,7 @@ func (w *watcher) noteScreen(res classify.Result, pack *classify.Pack, snap scre
 		v.Activity = activity.Unknown
 	}
 	w.s.prompts.noteScreen(v)
+	w.s.screenSeen(v) // an answered dialog gone; then the desk's waits look again
 	return now
 }
 
@@ -266,7 +267,7 @@ func (w *watcher) modelLook(snap screen.Snapshot, salient string) time.Duration 
 			s.counts.inc(detectionCounter(st.Source.String()))
 		}
 		s.publishActivity(st)
-		s.desk.Poke()
+		s.factsChanged()
 	}
 	if ask {
 		s.model.ask(hash, snap.Text, s.display.lookAgain)
@@ -357,7 +358,7 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 		}
 		if changed {
 			s.publishActivity(st)
-			s.desk.Poke()
+			s.factsChanged()
 		}
 	}
 }

@@ -1,10 +1,9 @@
-//go:build linux
-
 package desk
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -30,15 +29,59 @@ type Prompt struct {
 	// only a hook has said so.
 	ShownAt time.Time
 	Dialog  string // the dialog kind whose keys apply, "" when the profile has none
-	// Keys are the keys that answer choice, nil when the profile has none
-	// for this dialog; an error names the valid choices (the ones the
-	// dialog on the screen offers).
-	Keys func(choice string) (keys string, submit bool, err error)
-	// Picked is what choice picks: the option's label on the screen
-	// ("" when unknown) and the mode the session switches to by it ("").
-	Picked func(choice string) (option, mode string)
+	// Keys are the keys that answer the dialog, nil when the profile has
+	// none for it.
+	Keys *Keys
 	// Profile and Name, for the refusals' messages.
 	Profile, Name string
+}
+
+// Keys are the keys that answer one open dialog, as data: the session
+// reads them from the profile and the screen (the options it shows), and
+// the desk looks a choice up in them (For).
+type Keys struct {
+	// Choices are the named choices and option numbers the dialog takes.
+	Choices []Choice
+	// Refused are the named choices and numbers it does not take, each
+	// with why ("this dialog has no such option", "this dialog's options
+	// are 1, 2").
+	Refused map[string]string
+	// Text: any other choice is free text, pasted and then submitted by
+	// a separate Enter; else it is refused with NoText.
+	Text   bool
+	NoText string
+	// Valid lists the choices the dialog takes as prompt_choices shows
+	// them (yes, no, 1-2, text): every refusal names it.
+	Valid []string
+}
+
+// Choice is one choice a dialog takes.
+type Choice struct {
+	Name string // as the caller gives it: "yes", "2"
+	Keys string // what it types
+	// Option is the label of the option it picks on the screen ("" when
+	// unknown), Mode the mode the whole session switches to by it ("").
+	Option, Mode string
+}
+
+// For looks choice up: the keys it types and, for free text, submit (the
+// text is pasted and a separate Enter follows). An error says why the
+// dialog does not take it and names the valid choices.
+func (k *Keys) For(choice string) (c Choice, submit bool, err error) {
+	for _, c := range k.Choices {
+		if c.Name == choice {
+			return c, false, nil
+		}
+	}
+	why, refused := k.Refused[choice]
+	switch {
+	case refused:
+	case k.Text:
+		return Choice{Name: choice, Keys: choice}, true, nil
+	default:
+		why = k.NoText
+	}
+	return Choice{}, false, fmt.Errorf("choice %q: %s; valid choices: %s", choice, why, strings.Join(k.Valid, ", "))
 }
 
 // AnswerSettle is how long a prompt must have been on the screen before
@@ -89,7 +132,7 @@ type answering struct {
 	gate    string // the collision gate: enforced, bypassed, not_evaluated
 	applied bool   // the force bypassed a busy operator
 	typed   bool
-	// option and mode: what the choice picked (Prompt.Picked).
+	// option and mode: what the choice picked (Choice).
 	option, mode string
 	caller       ipc.Caller
 }
@@ -145,15 +188,13 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		case pr.Keys == nil:
 			return ipc.Errorf(ipc.CodeBadRequest, "answer: profile %s has no answer keys for this dialog (%s); answer it in the pane", pr.Profile, pr.Rule)
 		}
-		var err error
-		if keys, submit, err = pr.Keys(a.p.Choice); err != nil {
+		c, sub, err := pr.Keys.For(a.p.Choice)
+		if err != nil {
 			return ipc.Errorf(ipc.CodeBadRequest, "answer: %v", err)
 		}
-		if pr.Picked != nil {
-			a.option, a.mode = pr.Picked(a.p.Choice)
-		}
+		keys, submit, a.option, a.mode = c.Keys, sub, c.Option, c.Mode
 		if submit {
-			if keys, err = d.answerText(keys); err != nil {
+			if keys, err = d.answerText(keys, d.sess.Facts(now).BracketedPaste); err != nil {
 				return err
 			}
 		}
@@ -167,14 +208,31 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		}
 		return nil
 	}
+	var typedAt time.Time
 	written, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
 		if err := check(g); err != nil {
 			return nil, false, err
 		}
-		a.typed = true
+		a.typed, typedAt = true, time.Now()
 		return []byte(keys), submit, nil
-	}, nil)
+	}, func(g Gates) error {
+		// A text answer's Enter, after the submit delay: the human's keys
+		// are not held back by it, and one typed meanwhile sits with the
+		// text, which an Enter now would send as theirs.
+		switch {
+		case g.LastKey.After(typedAt):
+			return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
+		case g.Stopped:
+			return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
+		}
+		return nil
+	})
 	switch {
+	case errors.Is(err, ErrSubmitWithheld):
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeSubmitWithheld, "answer: %s between the text and its Enter: the Enter was withheld; the text may sit in the agent's input box",
+			strings.TrimPrefix(err.Error(), ErrSubmitWithheld.Error()+": "))
+	case errors.Is(err, ErrChildGone) && err != ErrChildGone:
+		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended %s", strings.TrimPrefix(err.Error(), ErrChildGone.Error()+" "))
 	case errors.Is(err, ErrChildGone):
 		return ipc.AnswerResult{}, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended before the answer was typed")
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -204,14 +262,14 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 // a trigger's prompt is (a control character in it could press keys the
 // answer did not mean: Enter, Escape, the end of the paste), then pasted
 // as a trigger is; the submit follows separately.
-func (d *Desk) answerText(text string) (string, error) {
+func (d *Desk) answerText(text string, bracketed bool) (string, error) {
 	if err := trigger.CheckSize(text, d.cfg.MaxPromptBytes); err != nil {
 		return "", ipc.Errorf(ipc.CodePayloadTooLarge, "answer: %v", err)
 	}
 	if text = trigger.Sanitize(text); strings.TrimSpace(text) == "" {
 		return "", ipc.Errorf(ipc.CodeBadRequest, "answer: the text holds only control characters; nothing typed")
 	}
-	return d.paste(text), nil
+	return paste(text, bracketed), nil
 }
 
 // AnswerDrawWait bounds how long an answer waits for the screen to show a
@@ -223,22 +281,38 @@ func (d *Desk) answerText(text string) (string, error) {
 const AnswerDrawWait = 2 * time.Second
 
 // settle waits until the open prompt is on the screen (at most
-// AnswerDrawWait) and has been for AnswerSettle.
+// AnswerDrawWait) and has been for AnswerSettle: it looks at each change
+// of the session's facts and at the moment the settle is over, never on a
+// tick.
 func (a *answering) settle(ctx context.Context, c Child) {
-	deadline := time.Now().Add(AnswerDrawWait)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
+	drawn := time.Now().Add(AnswerDrawWait)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		pr := a.d.sess.Prompt(time.Now())
-		if pr.ID == "" || !pr.ShownAt.IsZero() && time.Since(pr.ShownAt) >= AnswerSettle || pr.ShownAt.IsZero() && time.Now().After(deadline) {
+		changed := a.d.sess.Changed()
+		now := time.Now()
+		pr := a.d.sess.Prompt(now)
+		until := drawn // not drawn yet: the draw wait's end
+		if !pr.ShownAt.IsZero() {
+			until = pr.ShownAt.Add(AnswerSettle)
+		}
+		if pr.ID == "" || !now.Before(until) {
 			return
 		}
+		timer.Reset(until.Sub(now))
 		select {
-		case <-tick.C:
+		case <-changed:
+		case <-timer.C:
 		case <-c.Done():
 			return
 		case <-ctx.Done():
 			return
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
 	}
 }
@@ -261,15 +335,14 @@ func (a *answering) waitGone(ctx context.Context, c Child, written time.Time) (b
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
 	for {
+		changed := a.d.sess.Changed()
 		by, activity = a.d.sess.AnswerAck(a.pr.ID, written)
 		if by != "" {
 			return by, activity, nil
 		}
 		select {
-		case <-tick.C:
+		case <-changed:
 		case <-c.Done():
 			return "", activity, ipc.Errorf(ipc.CodeNotRunning, "answer: the agent ended after the answer was typed")
 		case <-ctx.Done():

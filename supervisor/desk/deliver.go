@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -19,10 +17,6 @@ const (
 	pasteStart = "\x1b[200~"
 	pasteEnd   = "\x1b[201~"
 )
-
-// AckPoll is how often an unacknowledged delivery looks at the session
-// between pokes (a screen marker changes without one).
-const AckPoll = 20 * time.Millisecond
 
 // look decides what to do with a queued job now, given the session's
 // gates (read before d.mu was taken). d.mu is held.
@@ -64,7 +58,7 @@ type failure struct {
 // pick takes the first queued job that may be delivered now, and the jobs
 // whose wait is over without delivery; next is when to look again.
 func (d *Desk) pick(now time.Time) (ready *job, failed []failure, next time.Time) {
-	g := d.sess.Gates(now) // before d.mu: never call the session under it
+	g := d.sess.Facts(now).Gates // before d.mu: never call the session under it
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	keep := d.queue[:0]
@@ -177,6 +171,7 @@ func (d *Desk) Run(done <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		changed := d.sess.Changed() // before the look: a change after it wakes the wait
 		j, failed, next := d.pick(time.Now())
 		d.publishNotes()
 		for _, f := range failed {
@@ -191,12 +186,18 @@ func (d *Desk) Run(done <-chan struct{}) {
 			continue
 		}
 		wait := time.Hour
-		if !next.IsZero() {
+		if next.IsZero() {
+			// Nothing queued: no change of the session's facts concerns
+			// the desk until a trigger comes (Poke), so an idle session's
+			// changes never wake it.
+			changed = nil
+		} else {
 			wait = max(time.Until(next), time.Millisecond)
 		}
 		timer.Reset(wait)
 		select {
 		case <-d.kick:
+		case <-changed:
 		case <-timer.C:
 		case <-done:
 			d.dropQueue()
@@ -223,11 +224,11 @@ func (d *Desk) dropQueue() {
 }
 
 // paste is text as the agent reads a paste: in bracketed-paste brackets
-// when it asked for them, so a newline in it is part of the text, not a
-// submit. Triggers and text answers are both pasted this way; the submit
-// is a separate "\r" (Session.Write).
-func (d *Desk) paste(text string) string {
-	if d.sess.BracketedPaste() {
+// when it asked for them (bracketed), so a newline in it is part of the
+// text, not a submit. Triggers and text answers are both pasted this way;
+// the submit is a separate "\r" (Port.Write).
+func paste(text string, bracketed bool) string {
+	if bracketed {
 		return pasteStart + text + pasteEnd
 	}
 	return text
@@ -250,13 +251,13 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 	waitFrom := j.queued // a first attempt's wait counts from the queueing
 	for attempt := 1; ; attempt++ {
 		r.Attempts = attempt
-		payload := d.paste(j.text)
 		if d.isCancelled(j) {
 			return d.cancelledByRequest(r, j)
 		}
 		writeAt := time.Now()
-		facts := d.sess.AckFacts(writeAt)
-		j.foreground, j.outBefore = facts.Foreground, facts.OutputBytes // a line-mode ack and the loop guard compare against them
+		facts := d.sess.Facts(writeAt)
+		payload := paste(j.text, facts.BracketedPaste)
+		j.foreground, j.outBefore = facts.Ack.Foreground, facts.Ack.OutputBytes // a line-mode ack and the loop guard compare against them
 		submitAt, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
 			if !d.open(j, waitFrom, g) {
 				return nil, false, ErrGateClosed
@@ -296,6 +297,8 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 			}
 			attempt--
 			continue
+		case errors.Is(err, ErrChildGone) && err != ErrChildGone:
+			return cancelled(r, "the agent ended "+strings.TrimPrefix(err.Error(), ErrChildGone.Error()+" "))
 		case errors.Is(err, ErrChildGone):
 			return cancelled(r, "the agent ended before the trigger was written")
 		case errors.Is(err, ErrSubmitWithheld):
@@ -387,8 +390,9 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		changed := d.sess.Changed()
 		now := time.Now()
-		g := d.sess.Gates(now)
+		g := d.sess.Facts(now).Gates
 		if g.Stopped {
 			return true, ipc.CodeNotRunning
 		}
@@ -406,6 +410,7 @@ func (d *Desk) waitGates(c Child, j *job, waitFrom time.Time) (fail bool, code i
 		timer.Reset(max(time.Until(step.Next), time.Millisecond))
 		select {
 		case <-d.kick:
+		case <-changed:
 		case <-timer.C:
 		case <-c.Done():
 			return true, ""
@@ -427,14 +432,15 @@ func cancelled(r ipc.TriggerResult, why string) ipc.TriggerResult {
 }
 
 // waitAck waits up to the job's ack timeout for the agent to take the
-// trigger; gone reports that c ended (or was replaced) meanwhile.
+// trigger; gone reports that c ended (or was replaced) meanwhile. It looks
+// at each change of the session's facts (Port.Changed: a hook, the
+// activity, the screen with a marker, output), never on a tick.
 func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string, gone bool) {
 	deadline := time.NewTimer(time.Until(writeAt.Add(j.ackTimeout)))
 	defer deadline.Stop()
-	tick := time.NewTicker(AckPoll)
-	defer tick.Stop()
 	marker := d.cfg.Marker(j.id)
 	for {
+		changed := d.sess.Changed()
 		if d.sess.Child() != c {
 			return "", true
 		}
@@ -446,8 +452,7 @@ func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string,
 			return d.acked(j, writeAt, submitAt, marker), false
 		case <-c.Done():
 			return "", true
-		case <-d.kick:
-		case <-tick.C:
+		case <-changed:
 		}
 	}
 }
@@ -458,7 +463,7 @@ func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string,
 // screen; for a program in line mode (a shell), output after the Enter or
 // a new foreground process group (the command started).
 func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string {
-	f := d.sess.AckFacts(time.Now())
+	f := d.sess.Facts(time.Now()).Ack
 	if f.Prompt != "" && !f.PromptAt.Before(writeAt) &&
 		(strings.Contains(f.Prompt, "id="+j.id) || strings.Contains(f.Prompt, head(j.p.Prompt))) {
 		return "hook"
@@ -487,7 +492,7 @@ const minTrace = 8
 // agent's input box: a draft, or its first line visible on the screen (a
 // head shorter than minTrace cannot tell, and counts as no trace).
 func (d *Desk) payloadOnScreen(j *job) bool {
-	if d.sess.AckFacts(time.Now()).Draft != "" {
+	if d.sess.Facts(time.Now()).Ack.Draft != "" {
 		return true
 	}
 	h := head(j.text)

@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -82,8 +80,10 @@ func New(cfg trigger.Config, audit *store.Audit, sess Port, log *slog.Logger) *D
 	}
 }
 
-// Poke tells the desk that something a waiting trigger may wait for
-// changed (activity, the draft, a new child): it looks again at once.
+// Poke makes the desk's delivery goroutine look again at once: a new
+// trigger was queued, an answer went in. The session's own changes
+// (activity, the draft, the screen, a new child) come through
+// Port.Changed, which every wait of the desk watches.
 func (d *Desk) Poke() {
 	select {
 	case d.kick <- struct{}{}:
@@ -122,7 +122,8 @@ func (d *Desk) Restore(document string, now time.Time) (int, error) {
 // delivery goroutine (Run). With p.Wait it answers the final outcome;
 // without, accepted or deferred at once.
 func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerResult, error) {
-	j, err := d.newJob(p, d.sess.Envelope())
+	f := d.sess.Facts(time.Now())
+	j, err := d.newJob(p, f.Envelope)
 	if err != nil {
 		return ipc.TriggerResult{}, err
 	}
@@ -136,7 +137,8 @@ func (d *Desk) Trigger(ctx context.Context, p ipc.TriggerParams) (ipc.TriggerRes
 	now := time.Now()
 	// Read from the session before the desk's lock: the desk never holds
 	// it while calling the session.
-	g, progress := d.sess.Gates(now), d.sess.Progress()+d.lineProgress()
+	f = d.sess.Facts(now)
+	g, progress := f.Gates, f.Progress+d.lineProgress(f.Ack.OutputBytes)
 	d.mu.Lock()
 	d.metrics.inc("trigger_requests_total")
 	if o, ok := d.table.Lookup(j.id, now); ok {

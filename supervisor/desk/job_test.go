@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -14,8 +12,8 @@ import (
 
 // TestNewJobRefusesBadParams: every bad trigger request is refused before
 // it is queued, with a code and a message naming the field and what is
-// valid. (The delivery paths are tested through a real session in
-// supervisor/session_test.go.)
+// valid. (The delivery paths are deliver_test.go's, against a fake
+// session.)
 func TestNewJobRefusesBadParams(t *testing.T) {
 	d := New(trigger.Config{MaxPromptBytes: 16}, nil, nil, nil)
 	tests := []struct {

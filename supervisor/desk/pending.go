@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -213,8 +211,9 @@ func echoAllowance(text string) int64 { return int64(len(text) + 32) }
 // summaries (a shell in line mode; specs/triggers.md, "Rate limit and
 // loop guard"): it changes once the output after the last line-mode
 // delivery exceeds that trigger's echo — the command printed something.
-func (d *Desk) lineProgress() string {
-	out := d.sess.AckFacts(time.Now()).OutputBytes // before d.mu: never call the session under it
+// out is the session's output bytes, read before d.mu (the desk never
+// calls the session under it).
+func (d *Desk) lineProgress(out int64) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l := d.lineOut; l != nil && out-l.before > l.echo {

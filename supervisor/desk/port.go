@@ -1,5 +1,3 @@
-//go:build linux
-
 package desk
 
 import (
@@ -10,16 +8,21 @@ import (
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// Port is what the desk needs from the session it delivers to. Every
+// Port is what the desk needs from the session it delivers to: Delivery,
+// what it does to the session, and Reads, what it reads of it. Every
 // method takes the session's own locks as it needs them; the desk calls
-// none of them while it holds its own.
+// none of them while it holds its own. A test gives the desk a fake Port
+// (port_test.go): the desk is pure logic over these two halves.
 type Port interface {
-	// Gates is the session's state as a waiting trigger sees it.
-	Gates(now time.Time) Gates
-	// Progress is the loop guard's token for the agent's state: it
-	// changes when the conversation moves on (a new assistant message, a
-	// key from the human).
-	Progress() string
+	Delivery
+	Reads
+}
+
+// Delivery is what the desk does to its session: the running child,
+// bringing a stopped one back, the one write into its input under the
+// session's input lock (with the gates read there), releasing the hook's
+// hold, and the events and policy around them.
+type Delivery interface {
 	// Child is the running child, nil between runs.
 	Child() Child
 	// BringBack restarts a child that is not running and waits until it
@@ -34,40 +37,64 @@ type Port interface {
 	// a trigger: a dialog that opened since the desk looked must not be
 	// answered by a paste). It returns when the last byte went (the "\r"
 	// when submitting). It fails with ErrChildGone once c is not the
-	// running child, and with os.ErrDeadlineExceeded when the child does
-	// not read within WriteTimeout. confirm, when not nil, runs with the
-	// gates read after the submit delay, right before the "\r": its error
-	// is returned with the payload written and the "\r" withheld.
+	// running child (wrapped, the payload written, when c ended in the
+	// submit delay), and with os.ErrDeadlineExceeded when the child does
+	// not read within WriteTimeout. The input lock is not held across the
+	// submit delay (the human's keys are not held back by it): confirm,
+	// when not nil, runs with the gates read after the delay, under the
+	// input lock again, right before the "\r"; its error is returned with
+	// the payload written and the "\r" withheld.
 	Write(c Child, check func(Gates) (payload []byte, submit bool, err error), confirm func(Gates) error) (at time.Time, err error)
-	// Prompt is the open prompt (ID "" when none).
-	Prompt(now time.Time) Prompt
 	// Released says that keys answering the prompt were typed at: the
 	// hook's hold ends, as for a key from the pane, and the screen is read
 	// again.
 	Released(at time.Time)
-	// AnswerAck says what shows that the prompt id, answered at written,
-	// is gone — "hook", "screen" or "activity", "" while it is still open
-	// — and the activity now.
-	AnswerAck(id string, written time.Time) (by, activity string)
-	// Envelope says whether a trigger that does not say is wrapped in the
-	// envelope: on for agents, off for a shell (the profile's setting).
-	Envelope() bool
-	// BracketedPaste reports whether the agent asked for bracketed paste
-	// (xterm mode 2004).
-	BracketedPaste() bool
-	// ScreenText is the text on the agent's screen, "" before the first
-	// child has one.
-	ScreenText() string
-	// AckFacts are the session's facts a delivery's acknowledgement is
-	// read from.
-	AckFacts(now time.Time) AckFacts
-	// Identity names the session and its document, for the audit trail.
-	Identity() (sessionID, document string)
 	// Allow checks the policy for caller c doing act (what names the
 	// method): nil, or a NOT_ALLOWED error naming the caller and the rule.
 	Allow(c ipc.Caller, act caller.Action, what string) error
 	// Publish sends an event to the session's subscribers.
 	Publish(event string, data any)
+}
+
+// Reads is what the desk reads of its session. No read changes anything.
+type Reads interface {
+	// Facts is one read of the session's facts at now: the gates, what
+	// an acknowledgement is read from, the loop guard's progress token
+	// and the profile's paste settings.
+	Facts(now time.Time) Facts
+	// Prompt is the open prompt (ID "" when none), with the keys that
+	// answer it.
+	Prompt(now time.Time) Prompt
+	// AnswerAck says what shows that the prompt id, answered at written,
+	// is gone — "hook", "screen" or "activity", "" while it is still open
+	// — and the activity now.
+	AnswerAck(id string, written time.Time) (by, activity string)
+	// ScreenText is the text on the agent's screen, "" before the first
+	// child has one.
+	ScreenText() string
+	// Identity names the session and its document, for the audit trail.
+	Identity() (sessionID, document string)
+	// Changed is closed on the next change of the session's facts (its
+	// activity, prompt, screen, draft, lifecycle): the desk's waits
+	// select on it with a deadline instead of polling. Take it before
+	// reading the facts it guards, so no change in between is missed.
+	Changed() <-chan struct{}
+}
+
+// Facts is one read of the session's facts (Reads.Facts).
+type Facts struct {
+	Gates Gates
+	Ack   AckFacts
+	// Progress is the loop guard's token for the agent's state: it
+	// changes when the conversation moves on (a new assistant message, a
+	// key from the human).
+	Progress string
+	// Envelope says whether a trigger that does not say is wrapped in the
+	// envelope: on for agents, off for a shell (the profile's setting).
+	Envelope bool
+	// BracketedPaste: the agent asked for bracketed paste (xterm mode
+	// 2004).
+	BracketedPaste bool
 }
 
 // Child is one run of the agent, compared by identity: a delivery meant
