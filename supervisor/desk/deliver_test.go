@@ -346,7 +346,7 @@ func TestDeliver(t *testing.T) {
 				if tt.gate != "" && a[0]["collision_gate"] != tt.gate {
 					t.Errorf("collision gate %v, want %s", a[0]["collision_gate"], tt.gate)
 				}
-				if ev := f.lastEvent("trigger"); ev == nil || ev["result"] != res.Result {
+				if ev, ok := f.lastEvent("trigger").(ipc.TriggerEvent); !ok || ev.Result != res.Result {
 					t.Errorf("trigger event %v, want the outcome", ev)
 				}
 			})
@@ -355,7 +355,7 @@ func TestDeliver(t *testing.T) {
 }
 
 // lastEvent is the data of the last event called name, nil when none.
-func (f *fakePort) lastEvent(name string) map[string]any {
+func (f *fakePort) lastEvent(name string) any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.events) - 1; i >= 0; i-- {

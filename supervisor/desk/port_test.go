@@ -56,7 +56,7 @@ type fakePort struct {
 
 type fakeEvent struct {
 	name string
-	data map[string]any
+	data any
 }
 
 type fakeChild struct{ done chan struct{} }
@@ -202,7 +202,7 @@ func (f *fakePort) Allow(c ipc.Caller, act caller.Action, what string) error {
 	return f.allow(c, act, what)
 }
 
-func (f *fakePort) Publish(event string, data map[string]any) {
+func (f *fakePort) Publish(event string, data any) {
 	f.mu.Lock()
 	f.events = append(f.events, fakeEvent{event, data})
 	f.mu.Unlock()
@@ -268,9 +268,10 @@ func (f *fakePort) progress() []string {
 	var out []string
 	for _, e := range f.events {
 		if e.name == EventProgress {
-			s := e.data["state"].(string)
-			if c, _ := e.data["error_code"].(string); c != "" {
-				s += ":" + c
+			p := e.data.(ipc.TriggerProgress)
+			s := p.State
+			if p.ErrorCode != "" {
+				s += ":" + string(p.ErrorCode)
 			}
 			out = append(out, s)
 		}
