@@ -65,15 +65,10 @@ func (s *Session) supervise(ctx context.Context, c *proc.Child) next {
 		case <-c.Done():
 			return s.afterExit(ctx, s.recordExit(c, exitCrash))
 		case <-stable.C:
-			over := false
-			s.owner.update(func() bool {
+			s.runChanged(s.owner.change(func() {
 				s.owner.run.tracker.CheckStable(time.Now())
-				over = s.owner.agent.crashOver() // a stable run ends the crash loop
-				return true
-			})
-			if over {
-				s.activityChanged()
-			}
+				s.owner.agent.crashOver() // a stable run ends the crash loop
+			}))
 		case r := <-s.ctrl:
 			if n, handled := s.control(r, c); handled {
 				return n
@@ -134,7 +129,7 @@ func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
 	}
 	var d crash.Decision
 	class := "requested"
-	n := s.owner.update(func() bool {
+	before, n := s.owner.change(func() {
 		r := &s.owner.run
 		if kind == exitCrash {
 			d = r.tracker.Exited(code, signal, time.Now())
@@ -147,8 +142,8 @@ func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
 			// decision leads to (afterExit), in the same snapshot.
 			r.lifecycle = afterLifecycle(d.Action)
 		}
-		return true
 	})
+	s.runChanged(before, n)
 	health := string(n.run.health)
 	s.in.detach()
 	pid := 0
@@ -315,12 +310,11 @@ func afterLifecycle(a crash.Action) string {
 func (s *Session) endRun(l string, episode func(*agentFacts), rule string, a activity.Activity, reason string, stuck bool) {
 	sig := lifecycleSig(rule, a, reason, stuck)
 	changed := false
-	s.owner.update(func() bool {
+	s.runChanged(s.owner.change(func() {
 		episode(&s.owner.agent)
 		s.owner.run.lifecycle = l
 		changed = s.owner.agent.act.Observe(sig)
-		return true
-	})
+	}))
 	s.observed(sig, changed)
 	s.publishQueue()
 	s.desk.Poke()
@@ -342,12 +336,10 @@ func (s *Session) crashSummary(d crash.Decision) string {
 
 // resume clears a halt (and any clean-exit wait).
 func (s *Session) resume() {
-	s.owner.update(func() bool {
+	s.runChanged(s.owner.change(func() {
 		s.owner.agent.crashOver() // the human acted: a new crash is a new episode
 		s.owner.run.tracker.Resume(time.Now())
-		return true
-	})
-	s.activityChanged()
+	}))
 	s.log.Info("resumed")
 	s.event("resumed", nil)
 }

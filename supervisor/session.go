@@ -120,9 +120,18 @@ func (s *Session) Plan() *plan.Plan { return s.owner.load().run.plan }
 
 // setLifecycle changes the lifecycle (the run loop's).
 func (s *Session) setLifecycle(l string) {
-	s.owner.update(func() bool { s.owner.run.lifecycle = l; return true })
+	s.runChanged(s.owner.change(func() { s.owner.run.lifecycle = l }))
 	s.publishQueue()
 	s.desk.Poke()
+}
+
+// runChanged follows a change of the run loop's facts: a lifecycle without
+// an agent presents the activity otherwise (betweenRuns), which the
+// `activity` event says.
+func (s *Session) runChanged(before, after *snapshot) {
+	if after.presents(before) {
+		s.activityChanged()
+	}
 }
 
 func (s *Session) current() *proc.Child { return s.owner.load().run.child }

@@ -75,15 +75,14 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.goSafe(c.Wait)
 
 	s.guard.Run(c.PID())
-	s.owner.update(func() bool {
+	s.runChanged(s.owner.change(func() {
 		r := &s.owner.run
 		r.child, r.spawning = c, false
 		r.spawns++
 		r.tracker.Started(c.StartedAt())
 		r.lifecycle = LifecycleRunning
 		s.owner.agent.crashRespawned()
-		return true
-	})
+	}))
 	s.publishQueue()
 	s.in.attach(c.Master())
 	if s.resizer != nil {

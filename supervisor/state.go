@@ -123,6 +123,24 @@ func (o *stateOwner) update(change func() bool) *snapshot {
 	return o.publishLocked()
 }
 
+// change is update for a change that always changes something, returning
+// the snapshot before it and the one that holds it.
+func (o *stateOwner) change(fn func()) (before, after *snapshot) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	before = o.snap.Load()
+	fn()
+	return before, o.publishLocked()
+}
+
+// presents reports whether n presents another activity than before: a
+// field an `activity` event carries differs.
+func (n *snapshot) presents(before *snapshot) bool {
+	a, b := n.st, before.st
+	return a.Activity != b.Activity || a.Reason != b.Reason || a.Summary != b.Summary || a.Source != b.Source || a.Rule != b.Rule ||
+		!a.WaitingSince.Equal(b.WaitingSince) || !a.SkipUntil.Equal(b.SkipUntil) || n.open.id != before.open.id
+}
+
 // publishLocked makes and publishes the next snapshot; o.mu is held.
 func (o *stateOwner) publishLocked() *snapshot {
 	old := o.snap.Load()

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
 // checkSnapshot asserts doc.go's snapshot invariants on n, read after
@@ -214,5 +217,62 @@ func waitFor(ctx context.Context, o *stateOwner, cond func(*snapshot) bool) {
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// TestUnitStateOwnerReadsChangeNothing: the open prompt's id is in the
+// snapshot the change that opened it published; reads return that
+// snapshot and publish nothing; the change signal closes on the next
+// version only.
+func TestUnitStateOwnerReadsChangeNothing(t *testing.T) {
+	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
+	a, p := agentHandle{o}, promptHandle{o}
+	o.change(func() { o.run.lifecycle, o.run.child = LifecycleRunning, &proc.Child{} })
+	t0 := time.Now()
+	a.observe(activity.Signal{Source: activity.SourceHook, Rule: "hook:PermissionRequest", Activity: activity.NeedsConfirmation,
+		Reason: "permission", Summary: "Bash: ls", Stuck: true, At: t0})
+	n := o.load()
+	if n.open.id == "" {
+		t.Fatal("no prompt id in the snapshot the hook's change published")
+	}
+	for range 100 {
+		a.state(time.Now())
+		a.withPrompt(time.Now())
+		p.lastScreen()
+		p.shown(n.open.id)
+	}
+	if o.load() != n || closed(n.changed) {
+		t.Fatalf("reads published version %d after %d", o.load().version, n.version)
+	}
+	if a.setDraft(""); o.load() != n {
+		t.Fatal("an unchanged draft published a version")
+	}
+	a.setDraft("half a line")
+	if m := o.load(); m.version != n.version+1 || !closed(n.changed) || m.open.id != n.open.id {
+		t.Fatalf("a draft: version %d (want %d), signal closed %v, id %s (want %s)", m.version, n.version+1, closed(n.changed), m.open.id, n.open.id)
+	}
+}
+
+// TestUnitStateBetweenRuns: a lifecycle without an agent presents the
+// dead agent's dialog as unknown, with no prompt open; the tracker keeps
+// it, and a running agent presents it again.
+func TestUnitStateBetweenRuns(t *testing.T) {
+	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
+	a := agentHandle{o}
+	o.change(func() { o.run.lifecycle, o.run.child = LifecycleRunning, &proc.Child{} })
+	a.observe(activity.Signal{Source: activity.SourceHook, Rule: "hook:PermissionRequest", Activity: activity.NeedsConfirmation,
+		Reason: "permission", Stuck: true, At: time.Now()})
+	for _, l := range []string{LifecycleRestarting, LifecycleExited, LifecycleHalted, LifecycleStopped} {
+		before, after := o.change(func() { o.run.lifecycle = l })
+		if after.st.Activity != activity.Unknown || after.st.Reason != l || after.open.id != "" {
+			t.Fatalf("%s: %s (%s), prompt %q", l, after.st.Activity, after.st.Reason, after.open.id)
+		}
+		if !after.presents(before) {
+			t.Fatalf("%s: presented as %s (%s) before, and no change said", l, before.st.Activity, before.st.Reason)
+		}
+	}
+	o.change(func() { o.run.lifecycle = LifecycleRunning })
+	if n := o.load(); n.st.Activity != activity.NeedsConfirmation || n.open.id == "" {
+		t.Fatalf("running again: %s, prompt %q", n.st.Activity, n.open.id)
 	}
 }
