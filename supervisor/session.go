@@ -82,7 +82,7 @@ type Session struct {
 	guard *proc.Guard // nil unless Start made sup the family head; set before Run
 
 	// lastEvent is the snapshot version the last `activity` event was
-	// made from: an event is sent only for a newer one (publishActivity).
+	// made from: an event is sent only for a newer one (activityChanged).
 	lastEvent atomic.Uint64
 }
 
