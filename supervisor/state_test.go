@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -274,5 +275,28 @@ func TestUnitStateBetweenRuns(t *testing.T) {
 	o.change(func() { o.run.lifecycle = LifecycleRunning })
 	if n := o.load(); n.st.Activity != activity.NeedsConfirmation || n.open.id == "" {
 		t.Fatalf("running again: %s, prompt %q", n.st.Activity, n.open.id)
+	}
+}
+
+// BenchmarkStateSnapshotRead is one reader's read of the facts `state`
+// and the desk's gates use (load, then the view at now), while another
+// goroutine changes them (a key, the draft) as fast as it can: readers
+// never wait for the owner.
+func BenchmarkStateSnapshotRead(b *testing.B) {
+	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
+	a := agentHandle{o}
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; !closed(stop); i++ {
+			a.key(time.Now(), false)
+			a.setDraft(strconv.Itoa(i % 2))
+		}
+	}()
+	defer close(stop)
+	now := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		n := o.load()
+		_ = n.view(now)
 	}
 }
