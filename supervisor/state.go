@@ -65,6 +65,7 @@ type snapshot struct {
 
 	run   runFacts
 	exits []ipc.ExitInfo // the crash tracker's history, oldest first
+	last  crash.Exit     // its last exit (zero: none), which says when exits changed
 
 	// st is the activity as the session presents it (the crash episode's
 	// and the lifecycle's word included), but for OperatorBusy, which
@@ -152,11 +153,20 @@ func (o *stateOwner) publishLocked() *snapshot {
 	n.run = runFacts{plan: r.plan, child: r.child, spawning: r.spawning, lifecycle: r.lifecycle, agentSessionID: r.agentSessionID,
 		attempts: r.attempts, spawns: r.spawns, exitStatus: r.exitStatus, size: r.size, health: r.tracker.Health()}
 	n.run.stableAt, n.run.stableOK = r.tracker.StableAt()
-	if e, ok := r.tracker.Last(); ok {
-		n.run.lastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
+	last, ok := r.tracker.Last()
+	if ok {
+		n.run.lastExit = exitInfo(last.Code, last.Signal, string(last.Class), last.At)
 	}
-	for _, e := range r.tracker.History() {
-		n.exits = append(n.exits, *exitInfo(e.Code, e.Signal, string(e.Class), e.At))
+	n.last = last
+	if old != nil && old.last == last {
+		// The history only grows by an exit: without a new last exit it is
+		// the previous snapshot's (shared, never written), not a copy of
+		// history_size exits at every key.
+		n.exits = old.exits
+	} else {
+		for _, e := range r.tracker.History() {
+			n.exits = append(n.exits, *exitInfo(e.Code, e.Signal, string(e.Class), e.At))
+		}
 	}
 
 	a := &o.agent
