@@ -55,10 +55,11 @@
 // stateOwner, changed only by its update — one change at a time, under
 // its one lock — which publishes, before it returns, an immutable
 // snapshot of all of them through an atomic.Pointer. Readers (state,
-// explain, history, the queue file, the notifier, activity events, the
-// desk's gates, progress, prompt and ack facts) load one snapshot and
-// take no lock; no read changes anything (the prompt's id is fixed by the
-// update that changed its facts).
+// explain, history, the queue file, the notifier, activity events) load
+// one snapshot and take no lock; the desk's port (gates, progress, prompt,
+// ack facts) reads snapshots through facts and the agent and prompt
+// handles, each call one load. No read changes anything (the prompt's id
+// is fixed by the update that changed its facts).
 //
 // The snapshot's invariants (asserted by TestSessionStateSnapshotStress
 // on every read, through the snapshot, State() and the socket):

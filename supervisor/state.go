@@ -22,10 +22,11 @@ import (
 // (agentFacts) and the open prompt's identity (promptTracker). They change
 // only through update, which applies one change and publishes, before it
 // returns, an immutable snapshot of all of them with the next version;
-// every reader — state, explain, the queue file, the notifier, events, the
-// desk's gates and acks — reads one snapshot (load) and takes no lock, so
-// it never sees a lifecycle from one instant with an activity from
-// another, and no read changes anything: the open prompt's id is fixed
+// every reader — state, explain, history, the queue file, the notifier,
+// events — reads one snapshot (load) and takes no lock, so it never sees a
+// lifecycle from one instant with an activity from another; the desk's
+// port (trigger.go, answer.go) reads through facts and the handles below,
+// each call one snapshot. No read changes anything: the open prompt's id is fixed
 // when the facts change, in the snapshot that carries them. The snapshot's
 // invariants are doc.go's.
 type stateOwner struct {
