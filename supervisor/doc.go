@@ -59,7 +59,9 @@
 // one snapshot and take no lock; the desk's port (gates, progress, prompt,
 // ack facts) reads snapshots through facts and the agent and prompt
 // handles, each call one load. No read changes anything (the prompt's id
-// is fixed by the update that changed its facts).
+// is fixed by the update that changed its facts) — but for the desk's
+// AnswerAck (answer.go), which still feeds the screen's "answered" to the
+// tracker when it finds the dialog gone.
 //
 // The snapshot's invariants (asserted by TestSessionStateSnapshotStress
 // on every read, through the snapshot, State() and the socket):
