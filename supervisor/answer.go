@@ -38,7 +38,7 @@ type prompt struct {
 // show, answered with pl's profile's keys and the options on the screen.
 // It reads the other owners (the prompt tracker's last verdict, the
 // screen, the model reader) and fixes nothing: the identity is open's.
-func (s *Session) promptOf(st activity.State, open openPrompt, pl *plan.Plan) prompt {
+func (s *Session) promptOf(st activity.State, open openPrompt, sc screenVerdict, pl *plan.Plan) prompt {
 	p := prompt{st: st, openPrompt: open}
 	if p.id == "" {
 		return p
@@ -52,7 +52,6 @@ func (s *Session) promptOf(st activity.State, open openPrompt, pl *plan.Plan) pr
 		}
 		return p
 	}
-	sc := s.prompts.lastScreen()
 	kinds := []string{strings.TrimPrefix(st.Rule, "screen:"), st.Reason}
 	if sc.Activity == activity.NeedsConfirmation {
 		kinds = append([]string{sc.Rule}, kinds...)
@@ -154,9 +153,9 @@ func (p prompt) picked(choice string) (option, mode string) {
 // Prompt: the open prompt for the desk's answer.
 func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	s := p.s
-	v, open := s.agent.withPrompt(now)
-	pl := s.Plan()
-	pr := s.promptOf(v.st, open, pl)
+	n := s.owner.load() // one snapshot: the activity, the prompt's id and the screen's verdict of one version
+	pl := n.run.plan
+	pr := s.promptOf(n.view(now).st, n.open, n.screen, pl)
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
 		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
 	if pr.keys != nil {
@@ -212,9 +211,9 @@ func (p deskPort) Released(at time.Time) { p.s.release(at) }
 // has applied it, so the activity answered is the one that follows.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
 	s := p.s
-	v, open := s.agent.withPrompt(time.Now())
-	sc := s.prompts.lastScreen()
-	screenGone := s.prompts.shown(id) && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation &&
+	n := s.owner.load() // one snapshot: the activity, the prompt's id and the screen's verdict of one version
+	v, open, sc := n.view(time.Now()), n.open, n.screen
+	screenGone := id != "" && n.shownID == id && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation &&
 		s.changes.screenSeen.Load() >= sc.At.UnixNano()
 	switch {
 	case v.st.Source == activity.SourceHook && v.st.Since.After(written):

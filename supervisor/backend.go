@@ -13,12 +13,14 @@ import (
 
 // The session's side of the socket's methods (api.go): the backend
 // interface's reads and requests. None takes a lock itself: each reads
-// through the owners (facts, agent, the prompt tracker, the model reader).
+// one snapshot of the session's facts (state.go), and the other owners
+// (the display, the model reader, the desk) for their own.
 
 // State is what the `state` method returns.
 func (s *Session) State() ipc.State {
 	now := time.Now()
-	f := s.facts()
+	n := s.owner.load() // every fact below is this one snapshot's
+	f := n.run
 	p := f.plan
 	st := ipc.State{
 		SessionID:  p.SessionID,
@@ -49,7 +51,7 @@ func (s *Session) State() ipc.State {
 		st.Title = v.titleText()
 		st.BracketedPaste = v.bracketedPaste.Load()
 	}
-	v, open := s.agent.withPrompt(now)
+	v, open := n.view(now), n.open
 	act := v.st
 	st.Activity = string(act.Activity)
 	st.Reason = act.Reason
@@ -65,7 +67,7 @@ func (s *Session) State() ipc.State {
 	if v.focused != nil {
 		st.Focused, st.FocusedAt = v.focused, unixMilli(v.focusedAt)
 	}
-	pr := s.promptOf(act, open, p)
+	pr := s.promptOf(act, open, n.screen, p)
 	st.PromptID, st.PromptOptions, st.PromptChoices = pr.id, pr.options, pr.choices()
 	if st.PromptOptions == nil {
 		st.PromptOptions = []ipc.PromptOption{}

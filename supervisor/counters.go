@@ -5,34 +5,35 @@ package supervisor
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // counters are the session's own counts for the `metrics` method (the
 // desk and the socket server keep theirs): hooks received by event and
 // activity changes by the source that made them, which is how a dashboard
 // sees whether an agent's hooks are installed and which signal drives it.
+//
+// It takes no lock: each count is an atomic, found in a sync.Map (written
+// once per name, read on every count — the map's own good case).
 type counters struct {
-	mu sync.Mutex
-	m  map[string]int64
+	m sync.Map // name → *atomic.Int64
 }
 
 // inc adds one to name.
 func (c *counters) inc(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]int64{}
+	v, ok := c.m.Load(name)
+	if !ok {
+		v, _ = c.m.LoadOrStore(name, new(atomic.Int64))
 	}
-	c.m[name]++
+	v.(*atomic.Int64).Add(1)
 }
 
 // copyTo adds the counts to dst.
 func (c *counters) copyTo(dst map[string]int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, v := range c.m {
-		dst[k] = v
-	}
+	c.m.Range(func(k, v any) bool {
+		dst[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
 }
 
 // hookCounter names the counter of a hook event: hook_<event>_total, the

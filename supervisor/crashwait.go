@@ -26,8 +26,6 @@ type crashEpisode struct {
 // crashed starts an episode at at, or updates the running one: reason is
 // the lifecycle the exit led to (restarting, halted).
 func (a *agentFacts) crashed(at time.Time, reason, summary string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.crash.since.IsZero() {
 		a.crash.since = at
 	}
@@ -36,8 +34,6 @@ func (a *agentFacts) crashed(at time.Time, reason, summary string) {
 
 // crashRespawned notes that a new agent runs during the episode.
 func (a *agentFacts) crashRespawned() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if !a.crash.since.IsZero() {
 		a.crash.reason = "crashed"
 	}
@@ -45,14 +41,12 @@ func (a *agentFacts) crashRespawned() {
 
 // crashOver ends the episode; it reports whether one was running.
 func (a *agentFacts) crashOver() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	was := !a.crash.since.IsZero()
 	a.crash = crashEpisode{}
 	return was
 }
 
-// present is st as the queue sees it, a.mu held: during a crash episode
+// present is st as the queue sees it: during a crash episode
 // the session waits on the human since the episode began, with the crash
 // as reason and summary unless the agent itself says why it waits. Between
 // runs (restarting, halted) the episode's reason wins whatever the last

@@ -23,14 +23,16 @@
 //     (session.go, loop.go, spawn.go, Start), and the owners it is made
 //     of, one file each: the socket's methods (api.go, over the narrow
 //     backend of backend.go, as tailscale's localapi over LocalBackend),
-//     the agent's activity facts (agentfacts.go), the open prompt's
-//     identity (prompt.go), the current child's screen and output clock
-//     (display, view.go), the per-child watchers of the screen, the
-//     foreground and the stall (watch.go), the input router and the pane
-//     reader (input.go, panereader.go), the outer terminal (terminal.go),
-//     the trigger desk's port (trigger.go; answers in answer.go), the
-//     notifier (notifier.go), the model reader (model.go), the queue file
-//     (queuefile.go), the registry (registry.go) and the socket's watch.
+//     the state owner (state.go: the session's facts — the run loop's, the
+//     agent's activity facts of agentfacts.go and the open prompt's
+//     identity of prompt.go — published as one snapshot), the current
+//     child's screen and output clock (display, view.go), the per-child
+//     watchers of the screen, the foreground and the stall (watch.go), the
+//     input router and the pane reader (input.go, panereader.go), the
+//     outer terminal (terminal.go), the trigger desk's port (trigger.go;
+//     answers in answer.go), the notifier (notifier.go), the model reader
+//     (model.go), the queue file (queuefile.go), the registry
+//     (registry.go) and the socket's watch.
 //   - internal/plan (outside supervisor/: the broker and the CLI use it
 //     too): resolving a run; pure.
 //   - internal/store (likewise): the files on disk (sessions.json, the
@@ -45,38 +47,64 @@
 //     the activity tracker, the classifier packs, the terminal model, the
 //     trigger policy and the notification policy.
 //
-// Locks: each owner has its own lock, taken only in its own file, and
-// held only for one read or write of what it guards:
+// One owner for the session's facts (state.go): the run loop's facts
+// (plan, child, lifecycle, crash tracker, spawn counts, conversation id,
+// pane size), the activity tracker and the facts read with it (draft,
+// focus, the last hook prompt, the stall's work, the last foreground look,
+// a crash episode) and the open prompt's identity are fields of one
+// stateOwner, changed only by its update — one change at a time, under
+// its one lock — which publishes, before it returns, an immutable
+// snapshot of all of them through an atomic.Pointer. Readers (state,
+// explain, history, the queue file, the notifier, activity events) load
+// one snapshot and take no lock; the desk's port (gates, progress, prompt,
+// ack facts, the answer's ack) loads one snapshot per call. No read
+// changes anything: the prompt's id is fixed by the update that changed
+// its facts, and a dialog the screen no longer shows after an answer is
+// closed by the watcher when it applies that verdict (screenSeen,
+// changed.go), not by the answer's gone check (AnswerAck), which reads.
 //
-//   - Session.mu guards the run loop's facts (plan, child, lifecycle,
-//     crash tracker, spawn counts, the conversation id, the pane size).
-//     It is taken only in the files of the loop that writes them
-//     (session.go, loop.go, spawn.go); everyone else reads a copy
-//     (Session.facts, Plan, current) or asks the loop (Session.ask). A
-//     leaf: nothing is taken under it.
-//   - agentFacts.mu guards the activity tracker and the facts read with it
-//     (draft, focus, the last hook prompt, the stall's work, the last
-//     foreground look); agentfacts.go. Only the prompt tracker's lock is
-//     taken under it (withPrompt fixes a prompt's id in the order of the
-//     tracker states read), so prompt ids follow the tracker.
-//   - promptTracker.mu (prompt.go), modelReader.mu (model.go), counters.mu
-//     (counters.go), terminal.mu (terminal.go): leaves.
-//   - inputRouter.mu serialises every write to the child's pty; the desk's
-//     write check reads the gates (Session.mu, then agentFacts.mu, one
-//     after the other) under it. The pane reader's lock is taken before it
-//     and before agentFacts.mu (a key is booked, then routed). It is not
-//     held across a trigger's or an answer's submit delay:
+// The snapshot's invariants (asserted by TestSessionStateSnapshotStress
+// on every read, through the snapshot, State() and the socket):
+//
+//   - Versions: a reader never loads a version older than one it loaded;
+//     a snapshot's change signal (changed, a channel) is closed only once
+//     a newer version is published, so a waiter that wakes on it loads a
+//     newer one.
+//   - No agent, no work: in a lifecycle without an agent (restarting,
+//     exited, halted, stopped) the activity is neither busy nor
+//     needs_confirmation, and no prompt is open (betweenRuns presents
+//     what the dead agent's last look said as unknown).
+//   - A prompt id only with a prompt: prompt_id is set only when the
+//     activity is prompting (needs_confirmation, or ready with a question
+//     asked), and prompt_options only with a prompt_id. (Not the
+//     converse: a dialog the screen saw answered before the tracker heard
+//     has no id.)
+//   - Running means a child: lifecycle running has a child (a pid); the
+//     update that ends a child's run changes the lifecycle with it.
+//
+// Locks: each remaining lock has one owner, is taken only in its file and
+// is held for one read or write of what it guards:
+//
+//   - stateOwner.mu (state.go): held only inside update, around one change
+//     and its publication, so changes are published in order; nothing is
+//     taken under it and no reader takes it. A leaf.
+//   - inputRouter.mu serialises every write of bytes to the child's pty
+//     (input.go): the desk's write check (the gates, read from one
+//     snapshot, no lock) runs under it, so no key lands between the check
+//     and the write. This is I/O, not facts: it must stay a lock. The pane
+//     reader's lock is taken before it (a key is booked, then routed). It
+//     is not held across a trigger's or an answer's submit delay:
 //     inputRouter.writing, taken before it, keeps sup's writes (paste,
-//     delay, Enter) one at a time while the pane's keys go through
-//     (input.go).
-//   - changes.mu (changed.go): a leaf, over the change signal's channel.
-//   - queueFile.mu and regMu are taken before Session.mu and
-//     agentFacts.mu (the facts they write are read under them), never
-//     after.
+//     delay, Enter) one at a time while the pane's keys go through, and
+//     the confirm before the Enter re-reads the gates under it.
+//   - changes.mu (changed.go): a leaf, over the change signal's channel
+//     the desk's waits select on.
+//   - modelReader.mu (model.go), terminal.mu (terminal.go), queueFile.mu
+//     (the file's write path: an older snapshot is never written after a
+//     newer one) and regMu (one sessions.json write at a time): leaves.
 //   - the desk's lock guards its queue and is never held while calling
 //     the session (deskPort), so it has no order with any of these.
 //
-// Session.mu and agentFacts.mu are never held together: a reader that
-// needs both (state, explain, the desk's gates, the queue facts) reads one
-// copy, then the other.
+// The session's counters (counters.go) are atomics in a sync.Map; the
+// display's output clock and view are atomics (view.go).
 package supervisor

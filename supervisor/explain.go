@@ -33,9 +33,11 @@ type screenVerdict struct {
 // explain is what the `explain` method returns.
 func (s *Session) explain() ipc.ExplainResult {
 	now := time.Now()
-	f := s.facts()
+	n := s.owner.load() // every fact below is this one snapshot's
+	f := n.run
 	c := f.child
-	v, open, signals, progress := s.agent.explain(now, f.plan.Profile.StallThreshold())
+	v, open, signals := n.view(now), n.open, n.signals
+	progress := &ipc.ExplainProgress{At: unixMilli(n.progressAt), What: n.progressWhat, StallAfterMS: f.plan.Profile.StallThreshold().Milliseconds()}
 	st := v.st
 	r := ipc.ExplainResult{
 		Activity: string(st.Activity), Reason: st.Reason, Summary: st.Summary, Source: st.Source.String(), Rule: st.Rule,
@@ -53,7 +55,7 @@ func (s *Session) explain() ipc.ExplainResult {
 			Summary: sig.Summary, At: unixMilli(sig.At), Decided: sig.Source == st.Source && sig.Rule == st.Rule,
 		})
 	}
-	sc := s.prompts.lastScreen()
+	sc := n.screen
 	if v := sc; !v.At.IsZero() {
 		r.Screen = &ipc.ExplainScreen{Rule: v.Rule, Activity: string(v.Activity), Lines: v.Lines, At: v.At.UnixMilli()}
 		if r.Screen.Lines == nil {

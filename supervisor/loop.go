@@ -65,12 +65,10 @@ func (s *Session) supervise(ctx context.Context, c *proc.Child) next {
 		case <-c.Done():
 			return s.afterExit(ctx, s.recordExit(c, exitCrash))
 		case <-stable.C:
-			s.mu.Lock()
-			s.tracker.CheckStable(time.Now())
-			s.mu.Unlock()
-			if s.agent.crashOver() { // a stable run ends the crash loop
-				s.publishActivity(s.agent.state(time.Now()))
-			}
+			s.runChanged(s.owner.change(func() {
+				s.owner.run.tracker.CheckStable(time.Now())
+				s.owner.agent.crashOver() // a stable run ends the crash loop
+			}))
 		case r := <-s.ctrl:
 			if n, handled := s.control(r, c); handled {
 				return n
@@ -112,9 +110,8 @@ func (s *Session) control(r control, c *proc.Child) (next, bool) {
 
 // stableTimer fires when the running child's run counts as stable.
 func (s *Session) stableTimer() *time.Timer {
-	s.mu.Lock()
-	at, ok := s.tracker.StableAt()
-	s.mu.Unlock()
+	f := s.facts()
+	at, ok := f.stableAt, f.stableOK
 	if !ok {
 		return time.NewTimer(time.Duration(1 << 62))
 	}
@@ -130,17 +127,24 @@ func (s *Session) recordExit(c *proc.Child, kind exitKind) crash.Decision {
 	if c != nil {
 		code, signal = c.Exit()
 	}
-	s.mu.Lock()
 	var d crash.Decision
 	class := "requested"
-	if kind == exitCrash {
-		d = s.tracker.Exited(code, signal, time.Now())
-		class = string(d.Exit.Class)
-	}
-	health := string(s.tracker.Health())
-	s.exitStatus = code
-	s.child = nil
-	s.mu.Unlock()
+	before, n := s.owner.change(func() {
+		r := &s.owner.run
+		if kind == exitCrash {
+			d = r.tracker.Exited(code, signal, time.Now())
+			class = string(d.Exit.Class)
+		}
+		r.exitStatus = code
+		r.child = nil
+		if r.lifecycle == LifecycleRunning {
+			// No agent runs from this version on: the lifecycle the
+			// decision leads to (afterExit), in the same snapshot.
+			r.lifecycle = afterLifecycle(d.Action)
+		}
+	})
+	s.runChanged(before, n)
+	health := string(n.run.health)
 	s.in.detach()
 	pid := 0
 	if c != nil {
@@ -192,9 +196,8 @@ func (s *Session) stopChild(c *proc.Child, graceful bool, why string) (next, str
 func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 	switch d.Action {
 	case crash.ActionPrompt:
-		s.agent.crashOver() // a clean exit: its own wait, below
-		s.setLifecycle(LifecycleExited)
-		s.lifecycleSignal("exited", activity.Ready, "exited", true)
+		// A clean exit ends a crash episode: it has its own wait, below.
+		s.endRun(LifecycleExited, func(a *agentFacts) { a.crashOver() }, "exited", activity.Ready, "exited", true)
 		s.term.say(fmt.Sprintf("agent exited (%d) — Enter to restart, q to quit", d.Exit.Code))
 		if !s.term.inTTY && closed(s.stdinEOF) {
 			// Nobody can press Enter: scripts get the child's status.
@@ -202,16 +205,14 @@ func (s *Session) afterExit(ctx context.Context, d crash.Decision) next {
 		}
 		return s.wait(ctx, waitSpec{restartKeys: "\r\n", quitOnEOF: !s.term.inTTY})
 	case crash.ActionRestart:
-		s.agent.crashed(d.Exit.At, "restarting", s.crashSummary(d))
-		s.setLifecycle(LifecycleRestarting)
-		s.lifecycleSignal("crashed", activity.Error, "restarting", false)
+		summary := s.crashSummary(d)
+		s.endRun(LifecycleRestarting, func(a *agentFacts) { a.crashed(d.Exit.At, "restarting", summary) }, "crashed", activity.Error, "restarting", false)
 		s.log.Info("restart_scheduled", "delay", d.Delay.String(), "class", string(d.Exit.Class))
 		s.event(ipc.LifecycleRestartScheduled{Phase: ipc.PhaseRestartScheduled, DelayMS: d.Delay.Milliseconds(), Class: string(d.Exit.Class)})
 		return s.countdown(ctx, d)
 	default:
-		s.agent.crashed(d.Exit.At, "halted", s.crashSummary(d))
-		s.setLifecycle(LifecycleHalted)
-		s.lifecycleSignal("halted", activity.Error, "halted", true)
+		summary := s.crashSummary(d)
+		s.endRun(LifecycleHalted, func(a *agentFacts) { a.crashed(d.Exit.At, "halted", summary) }, "halted", activity.Error, "halted", true)
 		s.log.Warn("halted", "consecutive_failures", d.ConsecutiveFailures)
 		s.event(ipc.LifecycleHalted{Phase: ipc.PhaseHalted, ConsecutiveFailures: d.ConsecutiveFailures})
 		s.term.say(fmt.Sprintf("halted after %d failures — r to retry, q to quit", d.ConsecutiveFailures))
@@ -291,6 +292,34 @@ func (s *Session) wait(ctx context.Context, w waitSpec) next {
 	}
 }
 
+// afterLifecycle is the lifecycle a crash decision's action leads to.
+func afterLifecycle(a crash.Action) string {
+	switch a {
+	case crash.ActionPrompt:
+		return LifecycleExited
+	case crash.ActionRestart:
+		return LifecycleRestarting
+	}
+	return LifecycleHalted
+}
+
+// endRun applies what a child's end leads to in one change of the facts:
+// the crash episode (episode), the lifecycle l and the lifecycle's signal
+// to the tracker (lifecycleSignal), so that no snapshot has the new
+// lifecycle with the old episode or activity.
+func (s *Session) endRun(l string, episode func(*agentFacts), rule string, a activity.Activity, reason string, stuck bool) {
+	sig := lifecycleSig(rule, a, reason, stuck)
+	changed := false
+	s.runChanged(s.owner.change(func() {
+		episode(&s.owner.agent)
+		s.owner.run.lifecycle = l
+		changed = s.owner.agent.act.Observe(sig)
+	}))
+	s.observed(sig, changed)
+	s.publishQueue()
+	s.desk.Poke()
+}
+
 // crashSummary is the queue's summary of the failed exit d.
 func (s *Session) crashSummary(d crash.Decision) string {
 	how := d.Exit.Signal
@@ -307,10 +336,10 @@ func (s *Session) crashSummary(d crash.Decision) string {
 
 // resume clears a halt (and any clean-exit wait).
 func (s *Session) resume() {
-	s.agent.crashOver() // the human acted: a new crash is a new episode
-	s.mu.Lock()
-	s.tracker.Resume(time.Now())
-	s.mu.Unlock()
+	s.runChanged(s.owner.change(func() {
+		s.owner.agent.crashOver() // the human acted: a new crash is a new episode
+		s.owner.run.tracker.Resume(time.Now())
+	}))
 	s.log.Info("resumed")
 	s.event(ipc.LifecycleResumed{Phase: ipc.PhaseResumed})
 }

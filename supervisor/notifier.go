@@ -239,7 +239,7 @@ func (s *Session) waitFacts(now time.Time) notify.Facts {
 
 // notice is what a notification at now says.
 func (s *Session) notice(now time.Time) notice {
-	v, open := s.agent.withPrompt(now)
-	pl := s.Plan()
+	n := s.owner.load()
+	v, open, pl := n.view(now), n.open, n.run.plan
 	return notice{st: v.st, promptID: open.id, name: pl.Name, sessionID: pl.SessionID}
 }

@@ -12,13 +12,20 @@ import (
 // observe feeds a signal to the activity tracker and publishes an
 // `activity` event when it changed something.
 func (s *Session) observe(sig activity.Signal) {
-	changed, st := s.agent.observe(sig)
-	if changed {
-		s.counts.inc(detectionCounter(sig.Source.String()))
-		s.publishActivity(st)
-		s.factsChanged()
+	changed, _ := s.agent.observe(sig)
+	s.observed(sig, changed)
+}
+
+// observed is what follows a signal the tracker took (changed: it
+// changed the activity): the counter, the event and the desk's look.
+func (s *Session) observed(sig activity.Signal, changed bool) {
+	if !changed {
+		return
 	}
-	if changed && sig.Source == activity.SourceHook {
+	s.counts.inc(detectionCounter(sig.Source.String()))
+	s.activityChanged()
+	s.factsChanged()
+	if sig.Source == activity.SourceHook {
 		// When the hook's hold ends the screen is read again: a verdict
 		// set aside during the hold (a prompt declined in the pane, which
 		// fires no hook) would otherwise wait for the screen to change.
@@ -30,15 +37,39 @@ func (s *Session) observe(sig activity.Signal) {
 // clean exit waiting for Enter and a halt wait on the human; a crash about
 // to be restarted does not.
 func (s *Session) lifecycleSignal(rule string, a activity.Activity, reason string, stuck bool) {
-	s.observe(activity.Signal{Source: activity.SourceLifecycle, Rule: "lifecycle:" + rule, Activity: a,
-		Reason: reason, Stuck: stuck, At: time.Now()})
+	s.observe(lifecycleSig(rule, a, reason, stuck))
 }
 
-func (s *Session) publishActivity(st activity.State) {
+func lifecycleSig(rule string, a activity.Activity, reason string, stuck bool) activity.Signal {
+	return activity.Signal{Source: activity.SourceLifecycle, Rule: "lifecycle:" + rule, Activity: a,
+		Reason: reason, Stuck: stuck, At: time.Now()}
+}
+
+// publishActivity is activityChanged for the watchers, which pass the
+// state their change produced: the event reads the snapshot, which holds
+// that state or a newer one.
+func (s *Session) publishActivity(activity.State) { s.activityChanged() }
+
+// activityChanged sends the `activity` event of the current snapshot —
+// once per version, never an older version after a newer one — and
+// republishes the queue facts. It changes nothing: the prompt id it sends
+// was fixed when the facts changed.
+func (s *Session) activityChanged() {
 	if v := s.display.view(); v != nil {
 		v.activityChanged()
 	}
-	_, open := s.agent.withPrompt(time.Now()) // the first event of a prompt fixes its id
+	n := s.owner.load()
+	for {
+		last := s.lastEvent.Load()
+		if n.version <= last {
+			s.publishQueue()
+			return // an event of this version or a newer one went out
+		}
+		if s.lastEvent.CompareAndSwap(last, n.version) {
+			break
+		}
+	}
+	st := n.st
 	s.log.Info("activity", "activity", string(st.Activity), "reason", st.Reason, "source", st.Source.String(), "rule", st.Rule)
 	s.publish(ipc.EventActivity, ipc.ActivityEvent{
 		Activity:     string(st.Activity),
@@ -48,7 +79,7 @@ func (s *Session) publishActivity(st activity.State) {
 		Rule:         st.Rule,
 		WaitingSince: unixMilli(st.WaitingSince),
 		SkipUntil:    unixMilli(st.SkipUntil),
-		PromptID:     open.id,
+		PromptID:     n.open.id,
 	})
 	s.publishQueue()
 }
@@ -70,10 +101,6 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 	if why != "" {
 		return false, why
 	}
-	if p.Prompt != "" {
-		s.agent.hookPrompt(p.Prompt, now)
-		s.factsChanged() // a trigger's ack by hook reads it
-	}
 	s.log.Info("hook", "agent", p.Agent, "event", p.Event, "agent_session", current)
 	s.counts.inc(hookCounter(p.Event))
 	e := activity.HookEvent{
@@ -84,14 +111,30 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 		e.Question = s.question(p.Message)
 	}
 	sig, ok := activity.HookSignal(e, now)
-	// The hook's word for the stall (agentFacts.noteHook): a stall the
-	// hook lifted is published here when the hook has no signal of its own.
-	if changed, st := s.agent.noteHook(p, ok, now); changed {
-		s.publishActivity(st)
+	// One change for the whole hook: its prompt, its word for the stall
+	// (agentFacts.noteHook: a stall the hook lifted, when it has no
+	// signal of its own) and its signal, so one event at most follows.
+	lifted, changed := false, false
+	s.owner.update(func() bool {
+		a := &s.owner.agent
+		if p.Prompt != "" {
+			a.lastPrompt, a.lastPromptAt = p.Prompt, now
+		}
+		lifted = a.noteHook(p, ok, now)
+		if ok {
+			changed = a.act.Observe(sig)
+		}
+		return true
+	})
+	if p.Prompt != "" {
+		s.factsChanged() // a trigger's ack by hook reads it
+	}
+	if lifted {
+		s.activityChanged()
 		s.factsChanged()
 	}
 	if ok {
-		s.observe(sig)
+		s.observed(sig, changed)
 	}
 	return true, ""
 }

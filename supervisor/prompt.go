@@ -3,21 +3,22 @@
 package supervisor
 
 import (
-	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
-// promptTracker owns the open prompt's identity (specs/ipc.md, `answer`):
+// promptTracker is the open prompt's identity (specs/ipc.md, `answer`):
 // the screen classifier's last verdict is written into it when the screen
-// speaks (noteScreen), and everyone else — state, explain, events, the
-// answer path, the notifier — reads the prompt through it (open). It has
-// its own lock, taken after s.mu when both are held, never before.
+// speaks (noteScreen), and the state owner (state.go) fixes the open
+// prompt's id from it each time it publishes a snapshot (open), so that
+// everyone else — state, explain, events, the answer path, the notifier —
+// reads the id from the snapshot and no read fixes anything. It is plain
+// data under the state owner's lock.
 //
-// The rule it keeps: one prompt, one id. The id is fixed the first time
-// anybody reads the prompt after the activity became needs_confirmation
-// (the first `activity` event reads it), from the tracker's state then —
+// The rule it keeps: one prompt, one id. The id is fixed when the facts that
+// make it change (the snapshot published after the activity became
+// needs_confirmation carries it), from the tracker's state then —
 // the hook's identity of the request when a hook decided (its reason and
 // summary, the tool and its command), the screen's otherwise — and when
 // it appeared. It stays while the same dialog is open: the screen catching
@@ -36,7 +37,6 @@ import (
 // the question and when the hook reported it, and changes when another
 // question is asked or the turn ends otherwise.
 type promptTracker struct {
-	mu sync.Mutex
 	// screen is the classifier's last verdict, before the ready debounce.
 	screen screenVerdict
 	// known is the last verdict's activity that was not unknown: an
@@ -66,8 +66,6 @@ type promptTracker struct {
 // noteScreen records a look at the screen and returns it with PromptAt
 // filled in: when the screen began to show the dialog it shows.
 func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if v.Activity == activity.NeedsConfirmation && v.Undrawn {
 		// A signal said a dialog is coming (Codex's state=blocked) but no
 		// rule sees it drawn: the episode starts when one does, so an
@@ -93,16 +91,7 @@ func (t *promptTracker) noteScreen(v screenVerdict) screenVerdict {
 
 // keysIn notes keys that may answer the dialog on screen (noteScreen).
 func (t *promptTracker) keysIn(at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.answered = at
-}
-
-// lastScreen is the classifier's last verdict.
-func (t *promptTracker) lastScreen() screenVerdict {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.screen
 }
 
 // shownFor is what a prompt shows for approval: the parts of the
@@ -136,15 +125,11 @@ type openPrompt struct {
 // does a look without it say the dialog is gone (the look before a hook's
 // dialog is drawn says nothing about it).
 func (t *promptTracker) shown(id string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	return id != "" && t.cur.id == id && t.cur.shown
 }
 
 // open reads the open prompt given the activity tracker's state st.
 func (t *promptTracker) open(st activity.State) openPrompt {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if !activity.Prompting(st.Activity, st.Reason) || st.PromptSince.IsZero() {
 		t.cur.since, t.cur.id = time.Time{}, ""
 		return openPrompt{}

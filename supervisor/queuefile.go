@@ -17,9 +17,9 @@ import (
 // queueFile is where the session publishes its queue facts for `sup
 // status-line` (<runtime dir>/queue/<id>.json, specs/broker.md): rewritten
 // when a fact changes, never on a timer, and removed when sup exits. It
-// owns its lock; it reads the facts (facts, which takes Session.mu and
-// the agent facts' lock) under it, so concurrent publishers cannot leave an older snapshot behind a
-// newer one: its lock comes before Session.mu, never after. A nil
+// owns its lock, the write path's: it reads one snapshot of the facts
+// (which takes no lock) under it, so concurrent publishers cannot leave an
+// older snapshot behind a newer one. A nil
 // *queueFile publishes nothing.
 type queueFile struct {
 	path  string
@@ -84,8 +84,8 @@ func (s *Session) publishQueue() {
 }
 
 func (s *Session) queueFacts() ipc.QueueFacts {
-	f := s.facts()
-	act := s.agent.state(time.Now())
+	n := s.owner.load()
+	f, act := n.run, n.state(time.Now())
 	return ipc.QueueFacts{
 		SessionID:    f.plan.SessionID,
 		Name:         f.plan.Name,

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
@@ -68,12 +69,13 @@ type Session struct {
 
 	hookHold time.Duration // the activity tracker's HookHold, for the look when it ends
 
-	// prompts owns the open prompt's identity and the screen's last
-	// verdict; its lock is taken after agent's (prompt.go).
-	prompts promptTracker
-	// agent owns the activity tracker and the facts read with it
-	// (agentfacts.go).
-	agent agentFacts
+	// owner owns the session's facts — the run loop's, the agent's
+	// activity and the open prompt's identity — and publishes them as one
+	// snapshot (state.go). agent and prompts are its handles for the
+	// agent's facts (agentfacts.go) and the prompt tracker (prompt.go).
+	owner   *stateOwner
+	agent   agentHandle
+	prompts promptHandle
 
 	notifier *notifier // tells the human when the session waits (notifier.go)
 
@@ -82,21 +84,9 @@ type Session struct {
 
 	guard *proc.Guard // nil unless Start made sup the family head; set before Run
 
-	// mu guards the run loop's facts: the loop (loop.go, spawn.go) writes
-	// them, and they are read elsewhere only through Plan, current,
-	// facts, history and hookConversation (this file). A leaf: no other
-	// lock is taken under it (record's write takes it in the background).
-	mu             sync.Mutex
-	size           pty.Winsize // the pane's, or --size when stdin is not a terminal
-	plan           *plan.Plan
-	tracker        *crash.Tracker
-	child          *proc.Child
-	spawning       bool // a child is being started: its hooks count already
-	lifecycle      string
-	attempts       int // spawn attempts; the first uses the plan sup started with
-	spawns         int // successful spawns; restart_count is spawns-1
-	agentSessionID string
-	exitStatus     int
+	// lastEvent is the snapshot version the last `activity` event was
+	// made from: an event is sent only for a newer one (activityChanged).
+	lastEvent atomic.Uint64
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the
@@ -108,27 +98,17 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		log:       log,
 		tmuxPane:  plan.LookupIn(opts.Environ)("TMUX_PANE"),
 		tmuxSock:  tmux.SocketOf(plan.LookupIn(opts.Environ)("TMUX")),
-		size:      size,
 		publish:   func(string, any) {},
 		ctrl:      make(chan control),
 		keys:      make(chan byte, 64),
 		stdinEOF:  make(chan struct{}),
 		done:      make(chan struct{}),
 		startedAt: time.Now(),
-		plan:      pl,
-		tracker:   crash.NewTracker(pl.Config.Crash.Policy()),
-		agent: agentFacts{act: activity.NewTracker(activity.Config{
-			QuietWindow:  pl.Config.Activity.QuietWindow,
-			HookHold:     pl.Config.Activity.HookHold,
-			UnknownAfter: pl.Profile.UnknownAfter,
-		})},
 		hookHold:  cmp.Or(pl.Config.Activity.HookHold, activity.DefaultHookHold),
-		lifecycle: LifecycleStarting,
-		// --resume-id: the first spawn resumes it, like a restart would.
-		agentSessionID: opts.ResumeID,
-		audit:          store.NewAudit(paths.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
+		owner:     newStateOwner(pl, size, opts.ResumeID),
+		audit:     store.NewAudit(paths.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
-	s.agent.prompts = &s.prompts
+	s.agent, s.prompts = agentHandle{s.owner}, promptHandle{s.owner}
 	s.desk = desk.New(trigger.Config(pl.Config.Trigger), s.audit, deskPort{s}, log)
 	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
 	s.notifier = newNotifier(s)
@@ -139,27 +119,27 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 func (s *Session) SetPublisher(p func(event string, data any)) { s.publish = p }
 
 // Plan returns the plan of the current (or last) spawn.
-func (s *Session) Plan() *plan.Plan {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.plan
-}
+func (s *Session) Plan() *plan.Plan { return s.owner.load().run.plan }
 
+// setLifecycle changes the lifecycle (the run loop's).
 func (s *Session) setLifecycle(l string) {
-	s.mu.Lock()
-	s.lifecycle = l
-	s.mu.Unlock()
+	s.runChanged(s.owner.change(func() { s.owner.run.lifecycle = l }))
 	s.publishQueue()
 	s.factsChanged()
 }
 
-func (s *Session) current() *proc.Child {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.child
+// runChanged follows a change of the run loop's facts: a lifecycle without
+// an agent presents the activity otherwise (betweenRuns), which the
+// `activity` event says.
+func (s *Session) runChanged(before, after *snapshot) {
+	if after.presents(before) {
+		s.activityChanged()
+	}
 }
 
-// runFacts is a copy of the run loop's facts at one instant.
+func (s *Session) current() *proc.Child { return s.owner.load().run.child }
+
+// runFacts is the run loop's facts in one snapshot.
 type runFacts struct {
 	plan           *plan.Plan
 	child          *proc.Child // nil between runs
@@ -172,30 +152,18 @@ type runFacts struct {
 	size           pty.Winsize // the pane's (kept current by the resize follower), or --size
 	health         crash.Health
 	lastExit       *ipc.ExitInfo // nil: none yet
+	stableAt       time.Time     // when the running child's run counts as stable
+	stableOK       bool          // stableAt applies (a child runs, not yet stable)
 }
 
 // facts reads the run loop's facts.
-func (s *Session) facts() runFacts {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := runFacts{plan: s.plan, child: s.child, spawning: s.spawning, lifecycle: s.lifecycle, agentSessionID: s.agentSessionID,
-		attempts: s.attempts, spawns: s.spawns, exitStatus: s.exitStatus, size: s.size, health: s.tracker.Health()}
-	if e, ok := s.tracker.Last(); ok {
-		f.lastExit = exitInfo(e.Code, e.Signal, string(e.Class), e.At)
-	}
-	return f
-}
+func (s *Session) facts() runFacts { return s.owner.load().run }
 
 // history is what the `history` method returns: the crash tracker's
 // exits and health.
 func (s *Session) history() ipc.HistoryResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := ipc.HistoryResult{Exits: []ipc.ExitInfo{}, Health: string(s.tracker.Health())}
-	for _, e := range s.tracker.History() {
-		r.Exits = append(r.Exits, *exitInfo(e.Code, e.Signal, string(e.Class), e.At))
-	}
-	return r
+	n := s.owner.load()
+	return ipc.HistoryResult{Exits: append([]ipc.ExitInfo{}, n.exits...), Health: string(n.run.health)}
 }
 
 // hookConversation checks a hook against the running agent's
@@ -204,29 +172,33 @@ func (s *Session) history() ipc.HistoryResult {
 // for another conversation is stale or foreign. It returns the
 // conversation's id and, when the hook does not apply, why.
 func (s *Session) hookConversation(p ipc.HookParams) (current, why string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	current = s.agentSessionID
 	if p.SessionID != "" {
 		// Hook data is data: an id not of the agent's format is neither
 		// stored nor compared (specs/security.md, "Hook data is data").
-		if err := s.plan.Profile.CheckAgentSessionID(p.SessionID); err != nil {
+		if err := s.Plan().Profile.CheckAgentSessionID(p.SessionID); err != nil {
 			s.log.Warn("agent_session_id_refused", "event", p.Event, "err", err)
 			p.SessionID = ""
 		}
 	}
-	switch {
-	case s.child == nil && !s.spawning:
-		return current, "no agent is running"
-	case p.SessionID != "" && (p.Event == "SessionStart" || current == ""):
-		if p.SessionID != current {
-			s.record() // writes in the background, taking s.mu then
+	renamed := false
+	s.owner.update(func() bool {
+		r := &s.owner.run
+		current = r.agentSessionID
+		switch {
+		case r.child == nil && !r.spawning:
+			why = "no agent is running"
+		case p.SessionID != "" && (p.Event == "SessionStart" || current == ""):
+			renamed = p.SessionID != current
+			r.agentSessionID, current = p.SessionID, p.SessionID
+		case p.SessionID != "" && p.SessionID != current:
+			why = "session id " + p.SessionID + " is not the running agent's (" + current + ")"
 		}
-		s.agentSessionID, current = p.SessionID, p.SessionID
-	case p.SessionID != "" && p.SessionID != current:
-		return current, "session id " + p.SessionID + " is not the running agent's (" + current + ")"
+		return renamed
+	})
+	if renamed {
+		s.record() // after the snapshot that holds the new id
 	}
-	return current, ""
+	return current, why
 }
 
 // event publishes a lifecycle event: data is one of ipc's Lifecycle* types.

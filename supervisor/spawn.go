@@ -24,12 +24,8 @@ import (
 // write (specs/security.md, "Fixed at start"). Only the agent session id a
 // resume uses changes between spawns.
 func (s *Session) spawn(fresh bool) (*proc.Child, error) {
-	s.mu.Lock()
-	first := s.attempts == 0
-	s.attempts++
-	pl := s.plan
-	agentID := s.agentSessionID
-	s.mu.Unlock()
+	n := s.owner.update(func() bool { s.owner.run.attempts++; return true })
+	first, pl, agentID := n.run.attempts == 1, n.run.plan, n.run.agentSessionID
 	if !first {
 		s.noteFrontmatterChange(pl)
 	}
@@ -55,15 +51,17 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	// The agent may send a hook the moment it runs, before StartChild has
 	// even returned: from here its hooks count (Session.hook), and the
 	// spawn's own signal goes first so that it never overwrites one.
-	s.mu.Lock()
-	s.spawning = true
-	s.mu.Unlock()
-	s.lifecycleSignal("spawn", activity.Unknown, "", false)
+	sig := lifecycleSig("spawn", activity.Unknown, "", false)
+	changed := false
+	s.owner.update(func() bool {
+		s.owner.run.spawning = true
+		changed = s.owner.agent.act.Observe(sig)
+		return true
+	})
+	s.observed(sig, changed)
 	c, err := proc.StartChild(argv, pl.CWD, plan.Environ(pl.Env), &size)
 	if err != nil {
-		s.mu.Lock()
-		s.spawning = false
-		s.mu.Unlock()
+		s.owner.update(func() bool { s.owner.run.spawning = false; return true })
 		s.log.Error("spawn_failed", "argv0", argv[0], "err", err)
 		return nil, fmt.Errorf("spawn %s: %w", argv[0], err)
 	}
@@ -78,13 +76,14 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	s.goSafe(c.Wait)
 
 	s.guard.Run(c.PID())
-	s.mu.Lock()
-	s.child, s.spawning = c, false
-	s.spawns++
-	s.tracker.Started(c.StartedAt())
-	s.lifecycle = LifecycleRunning
-	s.mu.Unlock()
-	s.agent.crashRespawned()
+	s.runChanged(s.owner.change(func() {
+		r := &s.owner.run
+		r.child, r.spawning = c, false
+		r.spawns++
+		r.tracker.Started(c.StartedAt())
+		r.lifecycle = LifecycleRunning
+		s.owner.agent.crashRespawned()
+	}))
 	s.publishQueue()
 	s.in.attach(c.Master())
 	if s.resizer != nil {
@@ -158,11 +157,13 @@ func (s *Session) followResize() (stop func()) {
 		if ws.Rows == 0 || ws.Cols == 0 {
 			return nil // not a real size (a detached pty); keep the last one
 		}
-		s.mu.Lock()
-		changed := s.size != *ws
-		s.size = *ws
-		c := s.child
-		s.mu.Unlock()
+		changed := false
+		n := s.owner.update(func() bool {
+			changed = s.owner.run.size != *ws
+			s.owner.run.size = *ws
+			return changed
+		})
+		c := n.run.child
 		if changed {
 			s.log.Info("resize", "rows", ws.Rows, "cols", ws.Cols)
 			s.publish(ipc.EventResize, ipc.ResizeEvent{Rows: int(ws.Rows), Cols: int(ws.Cols)})

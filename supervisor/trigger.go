@@ -23,23 +23,27 @@ import (
 // deskPort is the session as the trigger desk sees it (desk.Port).
 type deskPort struct{ s *Session }
 
-// Facts: one read of the session for the desk — the gates and the ack
-// facts from one view of the agent's facts.
+// Facts: one read of the session for the desk — the gates, the ack facts
+// and the loop guard's token from one snapshot of the session's facts.
 func (p deskPort) Facts(now time.Time) desk.Facts {
 	s := p.s
-	v := s.agent.view(now)
+	n := s.owner.load()
+	v := n.view(now)
 	dv := s.display.view()
-	return desk.Facts{Gates: p.gatesOf(v), Ack: p.ackOf(v), Progress: s.agent.progress(), Envelope: s.Plan().Profile.EnvelopeOn(),
+	return desk.Facts{Gates: gatesOf(n.run, v), Ack: p.ackOf(n.run, v), Progress: n.progress(), Envelope: n.run.plan.Profile.EnvelopeOn(),
 		BracketedPaste: dv != nil && dv.bracketedPaste.Load()}
 }
 
 // gates: the operator is busy while typing (the quiet window) or while a
 // draft sits in the input box; the agent, mid-turn, with a prompt open, or
-// before its first child has started.
-func (p deskPort) gates(now time.Time) desk.Gates { return p.gatesOf(p.s.agent.view(now)) }
+// before its first child has started. One snapshot: the child, the
+// lifecycle and the activity of one version.
+func (p deskPort) gates(now time.Time) desk.Gates {
+	n := p.s.owner.load()
+	return gatesOf(n.run, n.view(now))
+}
 
-func (p deskPort) gatesOf(v agentView) desk.Gates {
-	f := p.s.facts()
+func gatesOf(f runFacts, v agentView) desk.Gates {
 	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
 	// Unknown is never deliverable: a screen no rule recognises may be a
 	// dialog, and a paste with an Enter would answer it.
@@ -116,11 +120,12 @@ func (p deskPort) ScreenText() string {
 	return p.s.display.text()
 }
 
-// ackOf: what shows a trigger was taken, v the agent's facts.
-func (p deskPort) ackOf(v agentView) desk.AckFacts {
+// ackOf: what shows a trigger was taken, r and v the run's and the
+// agent's facts of one snapshot.
+func (p deskPort) ackOf(r runFacts, v agentView) desk.AckFacts {
 	s := p.s
 	f := desk.AckFacts{LastOutput: s.display.lastOutputAt(), LineMode: s.display.lineMode(), OutputBytes: s.display.outBytes.Load()}
-	if c := s.current(); c != nil && f.LineMode {
+	if c := r.child; c != nil && f.LineMode {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
 	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = v.lastPrompt, v.lastPromptAt, v.st.Activity == activity.Busy, v.st.Since, v.draft

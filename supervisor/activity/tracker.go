@@ -229,3 +229,8 @@ func (t *Tracker) Last() []Signal {
 	}
 	return out
 }
+
+// QuietWindow is the configured window (defaults applied) within which
+// a key makes the operator busy: State's OperatorBusy, for a reader that
+// computes it from LastInputAt at its own now.
+func (t *Tracker) QuietWindow() time.Duration { return t.cfg.QuietWindow }
