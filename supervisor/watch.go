@@ -55,6 +55,10 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 	recheck := time.NewTimer(lineRecheckMin)
 	defer recheck.Stop()
 	quietPoll := lineRecheckMin
+	// hold keeps verdicts off a desynced screen (specs/screen.md,
+	// "Classification waits for a whole screen"); line mode's kernel
+	// verdict does not read the screen and lineLook skips its screen part.
+	var hold screen.Hold
 	for {
 		select {
 		case <-v.kick:
@@ -87,6 +91,14 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			if snap.InFrame {
 				recheck.Reset(frameRetry)
 				continue
+			}
+			if ok, began, held := hold.Look(snap, time.Now()); !ok {
+				if began {
+					s.log.Info("classify_held", "reason", "screen desynced after a gap", "offset", snap.Offset)
+				}
+				continue // the model's next OnIdle looks again
+			} else if held > 0 {
+				s.log.Info("classify_resumed", "held_ms", held.Milliseconds(), "offset", snap.Offset)
 			}
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
@@ -342,8 +354,8 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 			continue // still busy? look again above
 		}
 		snap := v.model.Snapshot()
-		if snap.InFrame {
-			continue // half a frame is no change
+		if snap.InFrame || snap.Desynced {
+			continue // half a frame is no change; a desynced screen is no evidence
 		}
 		fp, line, added := lines.Look(snap.Text)
 		if added != "" {
