@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,5 +153,13 @@ func benchScale(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	}
 	f.Summarise(lat)
 	f.Judge(f.P95 <= 10)
+	// The fleet goes before the footprint section: an idle supervisor is
+	// measured alone, not beside n others on a loaded machine.
+	for _, p := range fleet {
+		p.cmd.Process.Signal(syscall.SIGTERM) // Best effort: stop waits for each below.
+	}
+	for _, p := range fleet {
+		p.stop()
+	}
 	return append(figs, f)
 }
