@@ -21,7 +21,10 @@ import (
 // profile), so both are timed by the same two signals inside the pane and
 // sup's start-up is outside the window. The client makes tmux draw every
 // update to a terminal, as a human's pane does.
-func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake string, n int) time.Duration {
+//
+// It also returns the CPU ticks the tmux server and (via sup) the
+// supervisor spent in the window: where a slower round's time went.
+func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake string, n int) (d time.Duration, tmuxTicks, supTicks int) {
 	var words []string
 	for _, w := range floodArgs(fake, n) {
 		words = append(words, shellquote.Quote(w))
@@ -47,14 +50,28 @@ func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake s
 	defer cancel()
 	srv := tm.Server()
 	srv.Timeout = 5 * time.Minute
+	server, err := tm.Run("display-message", "-p", "#{pid}")
+	if err != nil {
+		t.Fatalf("tmux server pid: %v", err)
+	}
+	serverPID, _ := strconv.Atoi(strings.TrimSpace(server))
+	supPID := tm.PanePID(pane)
 	if _, err := srv.Run(ctx, "wait-for", "started"); err != nil {
 		t.Fatalf("tmux wait-for started: %v", err)
 	}
 	start := time.Now()
+	tm0, _ := CPUTicks(serverPID)
+	sup0, _ := CPUTicks(supPID)
 	if _, err := srv.Run(ctx, "wait-for", "flooded"); err != nil {
 		t.Fatalf("tmux wait-for flooded: %v", err)
 	}
-	return time.Since(start)
+	d = time.Since(start)
+	tm1, _ := CPUTicks(serverPID)
+	if viaSup {
+		sup1, _ := CPUTicks(supPID)
+		supTicks = sup1 - sup0
+	}
+	return d, tm1 - tm0, supTicks
 }
 
 // benchPaneFlood: the flood in a tmux pane with a client attached, bare
@@ -67,14 +84,21 @@ func benchPaneFlood(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	n := sz.paneFloodBytes
 	mbs := func(d time.Duration) float64 { return float64(n) / 1e6 / d.Seconds() }
 	var bare, sup, ratios []float64
+	var tmuxBare, tmuxSup, supCPU int
 	for range sz.paneFloodRuns {
-		b := mbs(floodPane(t, tm, e, false, fake, n))
-		s := mbs(floodPane(t, tm, e, true, fake, n))
+		db, tb, _ := floodPane(t, tm, e, false, fake, n)
+		ds, ts, ss := floodPane(t, tm, e, true, fake, n)
+		b, s := mbs(db), mbs(ds)
 		bare, sup, ratios = append(bare, b), append(sup, s), append(ratios, s/b)
+		tmuxBare, tmuxSup, supCPU = tmuxBare+tb, tmuxSup+ts, supCPU+ss
 	}
+	mb := float64(n) / 1e6 * float64(sz.paneFloodRuns)
+	perMB := func(ticks int) string { return strconv.FormatFloat(float64(ticks)*10/mb, 'f', 1, 64) }
 	section := fmt.Sprintf("2. passthrough throughput (%d MiB flood in a tmux pane, client attached)", n>>20)
 	f := Figure{Section: section, Name: "sup start in the pane", Unit: "MB/s", Goal: "≥ 0.85× bare pane",
-		Note: "per-round ratios " + joinFloats(ratios) + ", median " + strconv.FormatFloat(Percentile(ratios, 50), 'f', 2, 64)}
+		Note: "per-round ratios " + joinFloats(ratios) + ", median " + strconv.FormatFloat(Percentile(ratios, 50), 'f', 2, 64) +
+			"; CPU ms/MB: tmux server " + perMB(tmuxBare) + " bare, " + perMB(tmuxSup) + " via sup; sup " + perMB(supCPU) +
+			"; loadavg " + loadavg()}
 	f.Summarise(sup)
 	f.SummariseBaseline("bare pane", bare)
 	f.Judge(f.Ratio >= 0.85)
