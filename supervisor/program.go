@@ -33,13 +33,16 @@ func (w *watcher) lineLook(busyWindow time.Duration, poll *time.Duration) (res c
 	}
 	program = facts.Wait == foreground.Reading && !w.atLoginShell(facts)
 	snap = w.v.model.Snapshot()
-	if pack.HasRules() && !snap.InFrame {
+	// Nothing is read from half a frame or a desynced screen (specs/
+	// screen.md): the kernel's verdict below needs no screen.
+	readable := !snap.InFrame && !snap.Desynced
+	if pack.HasRules() && readable {
 		if res = pack.ClassifyFacts(snap, classify.Facts{Program: program}); res.Matched {
 			return res, w.noteScreen(res, pack, snap), 0, snap, false, false
 		}
 	}
 	res, again = w.lineVerdict(facts, busyWindow, poll)
-	program = program && res.Activity == activity.Ready && !snap.InFrame
+	program = program && res.Activity == activity.Ready && readable
 	if program {
 		res.Rule = strings.TrimPrefix(activity.ProgramRule, "screen:")
 		res.Summary = classify.Salient(snap)

@@ -3,6 +3,9 @@
 package supervisor
 
 import (
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -55,14 +58,27 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 	recheck := time.NewTimer(lineRecheckMin)
 	defer recheck.Stop()
 	quietPoll := lineRecheckMin
+	// hold keeps verdicts off a desynced screen (specs/screen.md,
+	// "Classification waits for a whole screen"); line mode's kernel
+	// verdict does not read the screen and lineLook skips its screen part.
+	var hold screen.Hold
+	// trim gives the heap's free pages back once looks stop (heapTrim):
+	// armed by every look, so it fires once after a burst, never while
+	// nothing happens.
+	trim := time.NewTimer(trimAfter)
+	defer trim.Stop()
 	for {
 		select {
 		case <-v.kick:
 			s.factsChanged() // a delivery waiting for a marker looks now
 		case <-recheck.C:
+		case <-trim.C:
+			heapTrim.trim()
+			continue
 		case <-c.Done():
 			return
 		}
+		trim.Reset(trimAfter)
 		if wait := classifyEvery - time.Since(last); wait > 0 {
 			recheck.Reset(wait)
 			continue
@@ -87,6 +103,14 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			if snap.InFrame {
 				recheck.Reset(frameRetry)
 				continue
+			}
+			if ok, began, held := hold.Look(snap, time.Now()); !ok {
+				if began {
+					s.log.Info("classify_held", "reason", "screen desynced after a gap", "offset", snap.Offset)
+				}
+				continue // the model's next OnIdle looks again
+			} else if held > 0 {
+				s.log.Info("classify_resumed", "held_ms", held.Milliseconds(), "offset", snap.Offset)
 			}
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
@@ -343,8 +367,8 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 			continue // still busy? look again above
 		}
 		snap := v.model.Snapshot()
-		if snap.InFrame {
-			continue // half a frame is no change
+		if snap.InFrame || snap.Desynced {
+			continue // half a frame is no change; a desynced screen is no evidence
 		}
 		fp, line, added := lines.Look(snap.Text)
 		if added != "" {
@@ -361,4 +385,43 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 			s.factsChanged()
 		}
 	}
+}
+
+// trimAfter is how long after its last look (output, a key, a hook, a
+// recheck) a supervisor returns its free heap to the kernel, and
+// trimMinAlloc how much it must have allocated since the last return for
+// that to be worth a collection (specs/performance.md, "Idle memory").
+const (
+	trimAfter    = 2 * time.Second
+	trimMinAlloc = 1 << 20
+)
+
+// heapTrim is the process's one memory trimmer: every watcher asks it, at
+// most one child runs at a time, and the heap is the process's.
+var heapTrim = &memTrim{sample: []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}}
+
+// memTrim returns the heap's free pages to the kernel after a burst of
+// work. The runtime lets the heap reach 4 MB before its first collection
+// and returns pages under its goal only slowly, so an idle supervisor
+// otherwise held its start-up's garbage (config and profile parsing,
+// rules compiled) for good (specs/performance.md, "Idle memory").
+type memTrim struct {
+	mu     sync.Mutex
+	last   uint64 // heap bytes allocated in all, at the last trim
+	sample []metrics.Sample
+}
+
+// trim collects and returns free memory if at least trimMinAlloc was
+// allocated since the last time; it reports whether it did.
+func (t *memTrim) trim() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	metrics.Read(t.sample)
+	if t.sample[0].Value.Uint64()-t.last < trimMinAlloc {
+		return false
+	}
+	debug.FreeOSMemory()
+	metrics.Read(t.sample)
+	t.last = t.sample[0].Value.Uint64()
+	return true
 }

@@ -75,3 +75,22 @@ func CPUTicks(pid int) (int, error) {
 	}
 	return u + st, nil
 }
+
+// Children returns pid's child processes from the task children files
+// (CONFIG_PROC_CHILDREN): a supervisor's guard and its agent.
+func Children(pid int) []int {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)) // Best effort: gone means none.
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

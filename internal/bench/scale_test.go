@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,21 +19,68 @@ import (
 // timeCommand runs `sup args...` n times and returns each run's wall time
 // in ms and the first run's output.
 func (e *benchEnv) timeCommand(n int, args ...string) ([]float64, string) {
-	var out []float64
-	first := ""
+	wall, _, first := e.timeCommandCPU(n, args...)
+	return wall, first
+}
+
+// timeCommandCPU is timeCommand with each run's CPU time (user + system,
+// ms): on a shared machine the wall time carries the others' load, the
+// CPU time much less of it.
+func (e *benchEnv) timeCommandCPU(n int, args ...string) (wall, cpu []float64, first string) {
 	for i := range n {
 		cmd := e.command(args...)
 		t0 := time.Now()
 		b, err := cmd.Output()
-		out = append(out, ms(time.Since(t0)))
+		wall = append(wall, ms(time.Since(t0)))
 		if err != nil {
 			e.t.Fatalf("sup %s: %v\n%s", strings.Join(args, " "), err, b)
 		}
+		cpu = append(cpu, ms(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()))
 		if i == 0 {
 			first = string(b)
 		}
 	}
-	return out, first
+	return wall, cpu, first
+}
+
+// cpuNote says a command's CPU time beside its wall time, and the load.
+func cpuNote(cpu []float64) string {
+	return fmt.Sprintf("CPU (user+sys) median %.1f ms, p95 %.1f ms; loadavg %s", Percentile(cpu, 50), Percentile(cpu, 95), loadavg())
+}
+
+// loadavg is /proc/loadavg's first three fields.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// fleetCPU sums the CPU ticks of every supervisor in ps and their
+// children (guards; the agents, `sleep`, use none) over d.
+func fleetCPU(ps []*supProc, d time.Duration) (ticks int, err error) {
+	sum := func() (int, error) {
+		total := 0
+		for _, p := range ps {
+			for _, pid := range append([]int{p.pid()}, Children(p.pid())...) {
+				n, err := CPUTicks(pid)
+				if err != nil {
+					return 0, err
+				}
+				total += n
+			}
+		}
+		return total, nil
+	}
+	t0, err := sum()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	t1, err := sum()
+	return t1 - t0, err
 }
 
 // stickAll makes every supervisor wait on the human (a Stop hook, as
@@ -62,18 +111,20 @@ func (e *benchEnv) stickAll() {
 func benchScale(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	const section = "4. scale (live supervisors, each running sleep)"
 	var figs []Figure
-	running := 0
+	var fleet []*supProc
 	for i, n := range sz.scale {
-		for ; running < n; running++ {
-			e.start("sleep", "3600").discard()
+		for len(fleet) < n {
+			p := e.start("sleep", "3600")
+			p.discard()
+			fleet = append(fleet, p)
 		}
 		e.waitSockets(n)
-		lat, out := e.timeCommand(sz.lsCalls, "ls", "--json")
+		lat, cpu, out := e.timeCommandCPU(sz.lsCalls, "ls", "--json")
 		var sessions []map[string]any
 		if err := json.Unmarshal([]byte(out), &sessions); err != nil || len(sessions) != n {
 			t.Fatalf("sup ls --json with %d supervisors: %d sessions, %v", n, len(sessions), err)
 		}
-		f := Figure{Section: section, Name: fmt.Sprintf("sup ls --json, %d supervisors", n), Unit: "ms"}
+		f := Figure{Section: section, Name: fmt.Sprintf("sup ls --json, %d supervisors", n), Unit: "ms", Note: cpuNote(cpu)}
 		f.Summarise(lat)
 		if i == len(sz.scale)-1 {
 			f.Goal = fmt.Sprintf("≤ 100 ms at %d", n)
@@ -82,13 +133,33 @@ func benchScale(t *testing.T, e *benchEnv, sz sizes) []Figure {
 		figs = append(figs, f)
 	}
 	n := sz.scale[len(sz.scale)-1]
+	// The whole fleet idle: what n agents nobody is using cost the host.
+	ticks, err := fleetCPU(fleet, time.Duration(sz.idle*float64(time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := float64(ticks) / 100 / sz.idle * 100 // % of one core
+	fc := Figure{Section: section, Name: fmt.Sprintf("%d idle supervisors' CPU (with guards, %gs)", n, sz.idle), Unit: "% core",
+		Goal: "< 1% of a core", Note: fmt.Sprintf("%d ticks; loadavg %s", ticks, loadavg())}
+	fc.Summarise([]float64{share})
+	fc.Judge(share < 1)
+	figs = append(figs, fc)
 	e.stickAll()
 	f := Figure{Section: section, Name: fmt.Sprintf("sup status-line, %d supervisors, all stuck", n), Unit: "ms", Goal: "≤ 10 ms"}
-	lat, out := e.timeCommand(sz.lsCalls, "status-line")
+	lat, cpu, out := e.timeCommandCPU(sz.lsCalls, "status-line")
+	f.Note = cpuNote(cpu)
 	if want := fmt.Sprintf("⚠ %d stuck · next: ", n); !strings.HasPrefix(out, want) {
 		t.Fatalf("sup status-line with %d stuck supervisors: %q, want %q…", n, out, want)
 	}
 	f.Summarise(lat)
 	f.Judge(f.P95 <= 10)
+	// The fleet goes before the footprint section: an idle supervisor is
+	// measured alone, not beside n others on a loaded machine.
+	for _, p := range fleet {
+		p.cmd.Process.Signal(syscall.SIGTERM) // Best effort: stop waits for each below.
+	}
+	for _, p := range fleet {
+		p.stop()
+	}
 	return append(figs, f)
 }

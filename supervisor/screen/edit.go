@@ -152,6 +152,9 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		return
 	}
 	n = min(n, bottom-top+1)
+	if top == 0 && bottom == s.rows-1 {
+		s.scrolled += uint64(n)
+	}
 	rotate(s.buf.lines[top:bottom+1], n)
 	s.clearRows(bottom-n+1, bottom+1)
 }

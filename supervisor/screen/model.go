@@ -138,10 +138,11 @@ type Model struct {
 	stopped chan struct{}
 	closing atomic.Bool
 
-	smu      sync.Mutex // guards scr, gapWhole and pending
-	scr      *Screen
-	gapWhole uint64 // scr.whole when the last gap was applied
-	pending  []Signal
+	smu         sync.Mutex // guards scr, gapWhole, gapScrolled and pending
+	scr         *Screen
+	gapWhole    uint64 // scr.whole when the last gap was applied
+	gapScrolled uint64 // scr.scrolled when the last gap was applied
+	pending     []Signal
 
 	fed, applied, dropped, drops atomic.Int64
 	gaps                         atomic.Int64 // gap items queued, not yet applied
@@ -462,7 +463,7 @@ func (m *Model) apply(it *item) {
 		n := min(len(p), applySlice)
 		m.smu.Lock()
 		m.scr.Write(p[:n])
-		if m.scr.whole != m.gapWhole {
+		if m.stale.Load() && m.wholeAgain() {
 			m.stale.Store(false)
 		}
 		sigs := m.pending
@@ -490,7 +491,17 @@ func (m *Model) apply(it *item) {
 func (m *Model) resync(it *item) {
 	m.scr.resync(&it.end, it.gap)
 	m.gapWhole = m.scr.whole
+	m.gapScrolled = m.scr.scrolled
 	m.stale.Store(true)
+}
+
+// wholeAgain reports whether the screen no longer shows anything the
+// last gap could have changed: a clearing event since (ED 2, ED 0 from
+// the top-left corner, RIS, entering the alternate screen), or a replayed
+// tail — a full screen's height scrolled off a full-screen region, so
+// that every row on it was drawn after the gap. Called with smu held.
+func (m *Model) wholeAgain() bool {
+	return m.scr.whole != m.gapWhole || m.scr.scrolled-m.gapScrolled >= uint64(m.scr.rows)
 }
 
 // Chunk buffers are recycled: the pump feeds a chunk per read, and

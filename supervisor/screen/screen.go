@@ -81,6 +81,10 @@ type Screen struct {
 	// came before it (full clear, alternate screen entered, reset). Model
 	// compares it across a drop to know when it is in sync again.
 	whole uint64
+	// scrolled counts rows scrolled off the top of a full-screen scroll
+	// region: once a screen's height has scrolled off since a gap, every
+	// row on it was drawn after the gap (Model's "replayed tail").
+	scrolled uint64
 
 	// Byte stream front end (see write.go).
 	p        *ansi.Parser
