@@ -1,0 +1,361 @@
+//go:build linux
+
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/network"
+	cdpage "github.com/chromedp/cdproto/page"
+	cdruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/testutil"
+)
+
+// browser is one headless Chromium at phone size, with what it did that
+// a test asserts never happens: dialogs, requests to another origin,
+// script exceptions.
+type browser struct {
+	t   testing.TB
+	ctx context.Context
+
+	mu         sync.Mutex
+	dialogs    []string
+	foreign    []string
+	exceptions []string
+	origin     string // requests elsewhere are foreign
+}
+
+// newBrowser starts chromium (testutil.Missing without it: skipped
+// locally, a failure in CI). On failure the page's screenshot at
+// 390×844 is written and its path logged.
+func newBrowser(t testing.TB, origin string) *browser {
+	t.Helper()
+	path := testutil.Program(t, "chromium", "apt-get install -y chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.WindowSize(390, 844), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{t: t, origin: origin}
+	var ctx context.Context
+	ready := make(chan struct{})
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *cdpage.EventJavascriptDialogOpening:
+			b.dialogs = append(b.dialogs, string(e.Type)+": "+e.Message)
+			go func() { // not from the listener: it would wait on itself
+				<-ready
+				// Best effort: the test fails anyway.
+				_, _ = chromedp.Call(ctx, cdpage.HandleJavaScriptDialog, cdpage.HandleJavaScriptDialogParams{Accept: false})
+			}()
+		case *network.EventRequestWillBeSent:
+			u := e.Request.URL
+			if !strings.HasPrefix(u, b.origin+"/") && !strings.HasPrefix(u, "data:") {
+				b.foreign = append(b.foreign, u)
+			}
+		case *cdruntime.EventExceptionThrown:
+			b.exceptions = append(b.exceptions, e.ExceptionDetails.Text)
+		}
+	}))
+	b.ctx = ctx
+	close(ready)
+	t.Cleanup(func() {
+		cancel()
+		acancel()
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+		defer scancel()
+		png, err := chromedp.Run(sctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Logf("screenshot: %v", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "sup-web-shot-")
+		if err == nil {
+			p := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".png")
+			if err = os.WriteFile(p, png, 0o644); err == nil {
+				t.Logf("screenshot of the page at 390×844: %s", p)
+				return
+			}
+		}
+		t.Logf("screenshot: %v", err)
+	})
+	return b
+}
+
+// run runs actions within d.
+func (b *browser) run(d time.Duration, actions ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	return chromedp.Do(ctx, actions...)
+}
+
+// eval evaluates a JavaScript expression within 2 s.
+func eval[T any](b *browser, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+}
+
+func (b *browser) must(d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := b.run(d, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// open signs in with url (the token URL) and waits for the live page.
+func (b *browser) open(url string) {
+	b.t.Helper()
+	b.must(20*time.Second, "open "+url, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#queue")))
+	loc, _ := eval[string](b, "location.href")
+	if strings.Contains(loc, "token") {
+		b.t.Fatalf("the token is still in the address bar: %s", loc)
+	}
+	b.waitText("#conn", "live")
+}
+
+// waitText waits until sel's text contains want.
+func (b *browser) waitText(sel, want string) string {
+	b.t.Helper()
+	var got string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		v, err := eval[string](b, fmt.Sprintf(`(document.querySelector(%q)||{}).textContent||""`, sel))
+		if got = v; err == nil && strings.Contains(got, want) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.t.Fatalf("%s says %q, want %q", sel, got, want)
+	return ""
+}
+
+// present reports whether sel matches an element now.
+func (b *browser) present(sel string) bool {
+	ok, err := eval[bool](b, fmt.Sprintf(`document.querySelector(%q) !== null`, sel))
+	return err == nil && ok
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.must(10*time.Second, "click "+sel, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// clean fails the test for any dialog, foreign request or exception.
+func (b *browser) clean() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.dialogs) > 0 || len(b.foreign) > 0 || len(b.exceptions) > 0 {
+		b.t.Fatalf("the page ran something: dialogs %q, requests to other origins %q, exceptions %q", b.dialogs, b.foreign, b.exceptions)
+	}
+}
+
+// webRig is real supervisors of the fake agent (testutil.Rig) and a sup
+// web over them, in-process.
+type webRig struct {
+	*testutil.Rig
+	s *Server
+}
+
+func newWebRig(t *testing.T) *webRig {
+	t.Helper()
+	r := testutil.NewRig(t, "")
+	r.Write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile)
+	f, err := broker.NewFleet(func(k string) string {
+		if v, ok := r.Env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Listen: "127.0.0.1:0", Fleet: f, Local: true, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &webRig{Rig: r, s: s}
+}
+
+// confirm supervises fakeagent -confirm QUESTION for NAME.md under the
+// confirm profile and waits for its prompt.
+func (w *webRig) confirm(name, question string, extra ...string) string {
+	w.T.Helper()
+	args := append([]string{w.Bins.Sup, "start", "--profile", "confirm", w.Write(name+".md", "# "+name+"\n"), "--",
+		"fakeagent", "-raw", "-confirm", question}, extra...)
+	pane := w.Tmux.NewWindowDir(w.Dir, w.Env, args...)
+	w.Tmux.WaitFor(w.T, pane, "fakeagent ready", 10*time.Second)
+	return pane
+}
+
+func (w *webRig) audit() []map[string]any {
+	b, _ := os.ReadFile(filepath.Join(w.Env["XDG_STATE_HOME"], "sup", "audit.jsonl"))
+	var out []map[string]any
+	for _, l := range strings.Split(string(b), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func rowSel(name string) string { return fmt.Sprintf(`li.row[data-name=%q]`, name) }
+
+// TestBrowserQueue: the page lists the fake agents, shows one that starts
+// waiting in the queue within 1 s, and a click on a prompt's choice
+// answers it: the fake agent gets the key and the audit says the operator
+// answered via web from the browser's address. A page paused on a prompt
+// that was answered meanwhile (stale) gets PROMPT_CHANGED, nothing typed.
+func TestBrowserQueue(t *testing.T) {
+	w := newWebRig(t)
+	w.Start("alpha", "-echo")
+	beta := w.confirm("beta", "rm -rf build")
+	gamma := w.confirm("gamma", "drop table")
+	b := newBrowser(t, "http://"+w.s.Addr().String())
+	b.open(w.s.URL())
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		b.must(10*time.Second, "row "+n, chromedp.WaitVisible(chromedp.CSS(rowSel(n))))
+	}
+	b.must(10*time.Second, "beta's choices", chromedp.WaitVisible(chromedp.CSS(rowSel("beta")+` button[data-choice="yes"]`)))
+	b.waitText(rowSel("beta")+" .summary", "rm -rf build")
+	if b.present("#queue " + rowSel("alpha")) {
+		t.Fatal("alpha is in the queue before it waits")
+	}
+
+	// alpha starts waiting: the page shows it in the queue within 1 s.
+	sock := w.Socket("alpha")
+	start := time.Now()
+	ipctest.Hook(t, sock, "alpha", "Stop") // as Claude Code's Stop hook
+	for !b.present("#queue " + rowSel("alpha")) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("alpha never reached the queue")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	t.Logf("state change → page: %v", took)
+	if took > time.Second && !testutil.Race() {
+		t.Errorf("the page showed alpha waiting after %v, want ≤ 1 s", took)
+	}
+
+	// A click answers beta's prompt.
+	b.click(rowSel("beta") + ` button[data-choice="yes"]`)
+	w.Tmux.WaitFor(t, beta, "answered: y", 10*time.Second)
+	b.waitText("#status", "answered beta with yes")
+	var rec map[string]any
+	testutil.WaitUntil(t, 10*time.Second, "beta's answer in the audit", func() bool {
+		for _, m := range w.audit() {
+			if m["kind"] == "answer" && m["requester"] != nil && strings.HasPrefix(fmt.Sprint(m["requester"]), "web:127.0.0.1:") {
+				rec = m
+				return true
+			}
+		}
+		return false
+	})
+	c, _ := rec["caller"].(map[string]any)
+	via, _ := c["via"].(map[string]any)
+	if c["kind"] != "operator" || via["kind"] != "web" || !strings.HasPrefix(fmt.Sprint(via["client"]), "127.0.0.1:") {
+		t.Fatalf("audit caller %v, want the operator via web from 127.0.0.1", rec["caller"])
+	}
+
+	// A stale page: paused on gamma's prompt, which the terminal answers.
+	b.must(10*time.Second, "gamma's choices", chromedp.WaitVisible(chromedp.CSS(rowSel("gamma")+` button[data-choice="no"]`)))
+	b.click("#pause")
+	if _, err := w.Sup(nil, "answer", "gamma", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	w.Tmux.WaitFor(t, gamma, "answered: y", 10*time.Second)
+	b.click(rowSel("gamma") + ` button[data-choice="no"]`)
+	b.waitText(rowSel("gamma")+" .msg.error", "PROMPT_CHANGED")
+	b.waitText("#status", "PROMPT_CHANGED")
+	if strings.Contains(w.Tmux.Capture(gamma), "answered: n") {
+		t.Fatal("the stale click typed its answer")
+	}
+	b.click("#pause") // resume: the page catches up
+	testutil.WaitUntil(t, 10*time.Second, "gamma's buttons to go", func() bool {
+		return !b.present(rowSel("gamma") + ` button[data-choice="no"]`)
+	})
+	b.clean()
+}
+
+// TestBrowserAgentWebRefused: a sup web started inside an agent's process
+// tree is that agent to the supervisors: its click on another session's
+// prompt is refused NOT_ALLOWED, shown in the page, nothing typed.
+func TestBrowserAgentWebRefused(t *testing.T) {
+	w := newWebRig(t)
+	beta := w.confirm("beta", "rm -rf build")
+	urlFile := filepath.Join(w.Dir, "web.url")
+	w.Write("sb.md", "# sb\n")
+	w.Tmux.NewWindowDir(w.Dir, w.Env, w.Bins.Sup, "start", filepath.Join(w.Dir, "sb.md"), "--", "sh", "-c",
+		"exec sup web --listen 127.0.0.1:0 >"+urlFile+" 2>"+urlFile+".log")
+	var url string
+	testutil.WaitUntil(t, 20*time.Second, "the agent's sup web to print its URL", func() bool {
+		raw, _ := os.ReadFile(urlFile)
+		_, url, _ = strings.Cut(strings.TrimSpace(string(raw)), "open ")
+		return strings.Contains(url, "?token=")
+	})
+	origin, _, _ := strings.Cut(url, "/?")
+	b := newBrowser(t, origin)
+	b.open(url)
+	b.click(rowSel("beta") + ` button[data-choice="yes"]`)
+	got := b.waitText(rowSel("beta")+" .msg.error", "NOT_ALLOWED")
+	if !strings.Contains(got, `agent "sb"`) {
+		t.Errorf("refusal %q, want it to name agent sb", got)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if strings.Contains(w.Tmux.Capture(beta), "answered:") {
+		t.Fatal("the agent's web answer was typed")
+	}
+	b.clean()
+}
+
+// hidden and visible are app.js's: control and bidi characters shown as
+// ⟨U+XXXX⟩.
+var hidden = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+func visible(s string) string {
+	return hidden.ReplaceAllStringFunc(s, func(c string) string {
+		r, _ := utf8.DecodeRuneInString(c)
+		return fmt.Sprintf("⟨U+%04X⟩", r)
+	})
+}
+
+// jsonText is s as it arrives through JSON: each invalid byte a U+FFFD.
+func jsonText(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		sb.WriteRune(r)
+		i += n
+	}
+	return sb.String()
+}
