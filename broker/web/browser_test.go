@@ -23,6 +23,7 @@ import (
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 // browser is one headless Chromium at phone size, with what it did that
@@ -358,4 +359,104 @@ func jsonText(s string) string {
 		i += n
 	}
 	return sb.String()
+}
+
+// webHostile is testutil.Hostile plus what a page would run: markup,
+// handlers, javascript: links, a remote image, and a forged closing tag.
+func webHostile() []struct{ Name, Text string } {
+	out := append([]struct{ Name, Text string }{
+		{"script", `<script>alert("script")</script>`},
+		{"img", `<img src=x onerror="alert('img')">`},
+		{"jslink", `<a href="javascript:alert('link')">click me</a>`},
+		{"remote", `<img src="http://evil.example/beacon.png"><link rel=stylesheet href="http://evil.example/x.css">`},
+		{"svg", `<svg onload="alert('svg')"></svg>`},
+		{"closing", `</pre></li><script>alert('closing')</script>`},
+		{"template", `{{.CSRF}} ${alert('tpl')} {{constructor.constructor('alert(1)')()}}`},
+	}, testutil.HostileFor("/tmp/sup-web-hostile-touch")...)
+	return out
+}
+
+// TestBrowserHostileCorpus: agent text — summaries, the command awaiting
+// approval, names and screens holding markup, scripts, javascript: links,
+// tmux formats, OSC 52, U+202E and a 1 MB line — executes nothing in the
+// page (no dialog, no request to another origin, no exception, no element
+// but the page's own) and the DOM holds the text literally, with control
+// and bidi characters shown as ⟨U+XXXX⟩.
+func TestBrowserHostileCorpus(t *testing.T) {
+	dir := shortDir(t)
+	corpus := webHostile()
+	for i, h := range corpus {
+		st := ipc.State{
+			SessionID: fmt.Sprintf("h%011d", i), Name: "h-" + h.Name, Lifecycle: "running", Activity: "needs_confirmation",
+			Reason: "permission", Summary: h.Text, PromptDetail: "run: " + h.Text, PromptID: fmt.Sprintf("p%d", i),
+			PromptChoices: []string{"yes", "no"}, WaitingSince: int64(1000 + i),
+			PromptOptions: []ipc.PromptOption{{Choice: "1", Label: h.Text}},
+		}
+		if h.Name == "script" {
+			st.Name = h.Text // a hostile name, too
+		}
+		text := h.Text
+		if len(text) > 900_000 {
+			// A frame holds 1 MiB: the line goes in the summary and the
+			// screen, each once (the supervisor bounds the detail).
+			text = text[:900_000]
+			st.Summary, st.PromptDetail, st.PromptOptions[0].Label = text, ipc.BoundDetail(text), "long"
+		}
+		sup := ipctest.Serve(t, dir, st)
+		sup.Server.Handle(ipc.MethodScreen, func(context.Context, *ipc.Request) (any, error) {
+			return ipc.ScreenResult{Text: "$ " + text, Format: "text", Cols: 80, Rows: 24}, nil
+		})
+	}
+	r := startRig(t, dir)
+	b := newBrowser(t, r.base)
+	b.open(r.s.URL())
+	testutil.WaitUntil(t, 20*time.Second, "every hostile row with its screen", func() bool {
+		n, err := eval[int](b, `document.querySelectorAll('li.row pre.screen').length`)
+		return err == nil && n == len(corpus)
+	})
+	type shown struct {
+		ID, Name, Summary, Detail, Screen, Option string
+	}
+	got, err := eval[[]shown](b, `Array.from(document.querySelectorAll('li.row')).map(li => ({
+		ID: li.dataset.id, Name: li.querySelector('.name').textContent,
+		Summary: li.querySelector('.summary').textContent, Detail: li.querySelector('pre.detail').textContent,
+		Screen: li.querySelector('pre.screen').textContent,
+		Option: li.querySelector('button[data-choice="1"]').textContent}))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(corpus) {
+		t.Fatalf("%d rows shown, want %d", len(got), len(corpus))
+	}
+	for _, g := range got {
+		row, ok := r.s.hub.row(g.ID)
+		if !ok {
+			t.Fatalf("row %s shown but not served", g.ID)
+		}
+		want := shown{ID: row.ID, Name: visible(jsonText(row.Name)), Summary: visible(jsonText(row.Summary)),
+			Detail: visible(jsonText(row.PromptDetail)), Screen: visible(jsonText(row.Screen)),
+			Option: visible(jsonText("1. " + row.PromptOptions[0].Label))}
+		if g != want {
+			t.Errorf("row %s: the DOM holds\n%+.300v\nwant\n%+.300v", row.Name, g, want)
+		}
+		if strings.ContainsRune(g.Summary+g.Detail+g.Name, '\u202e') || strings.Contains(g.Summary, "\x1b") {
+			t.Errorf("row %s: a raw control character reached the DOM", row.Name)
+		}
+	}
+	// Only the page's own elements: no script, image, link or frame
+	// came from agent text.
+	counts, err := eval[map[string]int](b, `({script: document.querySelectorAll('script').length,
+		img: document.querySelectorAll('img,svg,iframe,object,embed').length, a: document.querySelectorAll('a').length,
+		link: document.querySelectorAll('link').length})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["script"] != 1 || counts["img"] != 0 || counts["a"] != 0 || counts["link"] != 3 {
+		t.Errorf("elements %v: want the page's own script and 3 links only", counts)
+	}
+	if _, err := os.Stat("/tmp/sup-web-hostile-touch"); err == nil {
+		t.Error("a #(touch …) ran")
+	}
+	time.Sleep(300 * time.Millisecond) // a beacon would have been requested by now
+	b.clean()
 }
