@@ -411,7 +411,15 @@ func TestBrowserHostileCorpus(t *testing.T) {
 	b := newBrowser(t, r.base)
 	b.open(r.s.URL())
 	testutil.WaitUntil(t, 20*time.Second, "every hostile row with its screen", func() bool {
-		n, err := eval[int](b, `document.querySelectorAll('li.row pre.screen').length`)
+		n, err := eval[int](b, `document.querySelectorAll('li.row details.screen').length`)
+		return err == nil && n == len(corpus)
+	})
+	// Open every preview: the page fetches its text.
+	if _, err := eval[bool](b, `(document.querySelectorAll('details.screen').forEach(d => d.open = true), true)`); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 20*time.Second, "every screen preview to load", func() bool {
+		n, err := eval[int](b, `document.querySelectorAll('li.row pre.screen[data-seq]').length`)
 		return err == nil && n == len(corpus)
 	})
 	type shown struct {
@@ -434,7 +442,7 @@ func TestBrowserHostileCorpus(t *testing.T) {
 			t.Fatalf("row %s shown but not served", g.ID)
 		}
 		want := shown{ID: row.ID, Name: visible(jsonText(row.Name)), Summary: visible(jsonText(row.Summary)),
-			Detail: visible(jsonText(row.PromptDetail)), Screen: visible(jsonText(row.Screen)),
+			Detail: visible(jsonText(row.PromptDetail)), Screen: visible(jsonText(row.screen)),
 			Option: visible(jsonText("1. " + row.PromptOptions[0].Label))}
 		if g != want {
 			t.Errorf("row %s: the DOM holds\n%+.300v\nwant\n%+.300v", row.Name, g, want)

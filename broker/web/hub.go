@@ -48,9 +48,13 @@ type Row struct {
 	PromptChoices []string           `json:"prompt_choices"`
 	PromptOptions []ipc.PromptOption `json:"prompt_options"`
 	PromptDetail  string             `json:"prompt_detail"`
-	Screen        string             `json:"screen"` // the screen model's text, "" until read
-	ScreenCols    int                `json:"screen_cols"`
-	listing       broker.Listing
+	// ScreenSeq counts the screen's re-reads (0: none yet); the page
+	// fetches the text (GET /api/screen) only for an open preview, so the
+	// snapshot and the events stay small.
+	ScreenSeq  int    `json:"screen_seq"`
+	screen     string // the screen model's text
+	screenCols int
+	listing    broker.Listing
 }
 
 // rowID is a row's key for the page: opaque, stable while the supervisor
@@ -130,7 +134,7 @@ func (h *Hub) apply(c broker.Change) {
 	case broker.SessionUpdated:
 		r := newRow(c.Session)
 		if old, ok := h.rows[r.ID]; ok {
-			r.Screen, r.ScreenCols = old.Screen, old.ScreenCols
+			r.screen, r.screenCols, r.ScreenSeq = old.screen, old.screenCols, old.ScreenSeq
 		}
 		h.rows[r.ID] = r
 		h.broadcast(message{Type: "session", Row: r})
@@ -190,8 +194,9 @@ func (h *Hub) readScreen(id string) {
 			cancel()
 			h.mu.Lock()
 			cur, ok := h.rows[id]
-			if err == nil && ok {
-				cur.Screen, cur.ScreenCols = clip(res.Text, maxScreen), res.Cols
+			if text := clip(res.Text, maxScreen); err == nil && ok && (text != cur.screen || cur.ScreenSeq == 0) {
+				cur.screen, cur.screenCols = text, res.Cols
+				cur.ScreenSeq++
 				h.broadcast(message{Type: "session", Row: cur})
 			} else if err != nil {
 				h.log.Debug("web: screen", "session", r.Name, "err", err)
@@ -305,6 +310,17 @@ func (h *Hub) leave(p *page) {
 	}
 }
 
+// screenOf is row id's screen text and columns, as last read.
+func (h *Hub) screenOf(id string) (text string, cols, seq int, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.rows[id]
+	if !ok {
+		return "", 0, 0, false
+	}
+	return r.screen, r.screenCols, r.ScreenSeq, true
+}
+
 // row is the listing behind id, as last seen.
 func (h *Hub) row(id string) (Row, bool) {
 	h.mu.Lock()
@@ -321,4 +337,11 @@ func (h *Hub) Pages() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.pages)
+}
+
+// snapshotRows is every row now (tests and benchmarks).
+func (h *Hub) snapshotRows() []*Row {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.snapshotLocked().Rows
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -265,6 +266,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.HandleFunc("GET /{$}", s.serveIndex)
 	mux.HandleFunc("GET /events", s.authed(s.serveEvents))
+	mux.HandleFunc("GET /api/screen", s.authed(s.serveScreen))
 	mux.HandleFunc("POST /api/answer", s.action(s.answer))
 	mux.HandleFunc("POST /api/trigger", s.action(s.trigger))
 	mux.HandleFunc("POST /api/skip", s.action(s.skip))
@@ -406,6 +408,23 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// serveScreen is a row's screen preview: {text, cols, seq}.
+func (s *Server) serveScreen(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	text, cols, seq, ok := s.hub.screenOf(id)
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		_ = json.NewEncoder(w).Encode(actionReply{Code: string(ipc.CodeTargetNotFound), Message: fmt.Sprintf("no session %q here any more", id)})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(struct { // Best effort: the page may be gone.
+		Text string `json:"text"`
+		Cols int    `json:"cols"`
+		Seq  int    `json:"seq"`
+	}{text, cols, seq})
 }
 
 // clientAddr is the browser's address as the audit names it.

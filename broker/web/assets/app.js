@@ -138,11 +138,25 @@
     input.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
     form.append(input, send);
     li.append(form);
-    if (r.screen) {
+    if (r.screen_seq) {
+      // The preview's text is fetched only while it is open: the stream
+      // carries its sequence number, not 200 screens.
       const d = el('details', 'screen');
+      const pre = el('pre', 'screen', '…');
+      const load = async () => {
+        try {
+          const res = await fetch('/api/screen?id=' + encodeURIComponent(r.id), { credentials: 'same-origin', cache: 'no-store' });
+          const s = await res.json();
+          pre.textContent = visible(res.ok ? s.text : (s.code + ': ' + s.message));
+          pre.dataset.seq = String(s.seq || 0);
+        } catch (e) { pre.textContent = visible(String(e)); }
+      };
       d.open = openScreens.has(r.id);
-      d.addEventListener('toggle', () => { if (d.open) openScreens.add(r.id); else openScreens.delete(r.id); });
-      d.append(el('summary', '', 'screen'), el('pre', 'screen', r.screen));
+      if (d.open) load();
+      d.addEventListener('toggle', () => {
+        if (d.open) { openScreens.add(r.id); load(); } else openScreens.delete(r.id);
+      });
+      d.append(el('summary', '', 'screen'), pre);
       li.append(d);
     }
     li.append(el('div', 'msg'));
@@ -209,6 +223,7 @@
     skew = m.now ? m.now - Date.now() : skew;
     switch (m.type) {
       case 'snapshot':
+        if (!rendered) performance.mark('sup-snapshot');
         rows.clear();
         for (const r of m.rows || []) rows.set(r.id, r);
         hosts(m.hosts, m.dir);
@@ -233,6 +248,7 @@
   }
 
   function connect() {
+    performance.mark('sup-connect');
     const es = new EventSource('/events');
     const conn = $('conn');
     es.onopen = () => { conn.textContent = 'live'; conn.className = 'conn live'; };
