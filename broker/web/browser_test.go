@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -467,4 +469,69 @@ func TestBrowserHostileCorpus(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // a beacon would have been requested by now
 	b.clean()
+}
+
+// TestBrowserCrossOriginPage: a page of another origin on the same host
+// (same site: the cookie is SameSite=Strict, but ports do not make
+// sites), opened in the browser that is signed in, posts to every action
+// by fetch (simple and preflighted), by a form and by a beacon, and reads
+// the event stream: nothing reaches the supervisor and nothing is read.
+func TestBrowserCrossOriginPage(t *testing.T) {
+	dir := shortDir(t)
+	sup := ipctest.Serve(t, dir, ipc.State{SessionID: "aaaaaaaaaaaa", Name: "alpha", Activity: "needs_confirmation",
+		PromptID: "p1", PromptChoices: []string{"yes"}, WaitingSince: 5})
+	var mu sync.Mutex
+	calls := 0
+	for _, m := range []string{ipc.MethodSkip, ipc.MethodAnswer, ipc.MethodTrigger} {
+		sup.Server.Handle(m, func(context.Context, *ipc.Request) (any, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return nil, nil
+		})
+	}
+	r := startRig(t, dir)
+	id := r.waitRow("alpha").ID
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><body><form id=f method=POST action="%[1]s/api/skip" enctype="text/plain">
+<input name='{"id":"%[2]s","x":"' value='"}'></form><script>
+const T = %[1]q, body = JSON.stringify({id: %[2]q, choice: "yes", expect: "p1"});
+window.results = [];
+const note = (what) => (x) => window.results.push(what + ": " + x);
+fetch(T + "/api/answer", {method: "POST", mode: "no-cors", credentials: "include", headers: {"Content-Type": "text/plain"}, body}).then(note("simple"), note("simple err"));
+fetch(T + "/api/answer", {method: "POST", credentials: "include", headers: {"Content-Type": "application/json", "X-Sup-CSRF": "guess"}, body}).then(note("preflighted"), note("preflighted err"));
+navigator.sendBeacon(T + "/api/skip", new Blob([body], {type: "text/plain"}));
+fetch(T + "/events", {credentials: "include"}).then(r => r.text()).then(note("read events"), note("events err"));
+fetch(T + "/api/screen?id=%[2]s", {credentials: "include"}).then(r => r.text()).then(note("read screen"), note("screen err"));
+setTimeout(() => document.getElementById("f").submit(), 300);
+</script>`, r.base, id)
+	}))
+	t.Cleanup(evil.Close)
+	b := newBrowser(t, r.base)
+	b.open(r.s.URL())
+	b.origin = evil.URL // requests to sup web from the evil page are what is tested, not foreign
+	b.must(20*time.Second, "the evil page", chromedp.Navigate(evil.URL))
+	var res []string
+	testutil.WaitUntil(t, 10*time.Second, "the evil page's attempts", func() bool {
+		res, _ = eval[[]string](b, `window.results || []`)
+		return len(res) >= 4
+	})
+	time.Sleep(time.Second) // the form's post and the beacon land
+	t.Logf("the evil page saw: %q", res)
+	for _, x := range res {
+		if strings.HasPrefix(x, "read ") {
+			t.Errorf("the evil page read sup web's answer: %.200s", x)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 0 {
+		t.Fatalf("%d calls from another origin reached the supervisor", calls)
+	}
+	// They reached sup web and were refused there (not only by the
+	// browser): the form's post and the beacon carry the cookie.
+	if n := strings.Count(r.log.String(), "refused a cross-origin request"); n < 2 {
+		t.Fatalf("sup web refused %d cross-origin requests, want the form's and the beacon's at least:\n%s", n, r.log.String())
+	}
 }

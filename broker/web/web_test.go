@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ func shortDir(t testing.TB) string {
 // rig is a running sup web over stand-in supervisors in dir.
 type rig struct {
 	t    testing.TB
+	log  *lockedBuffer // the server's log
 	s    *Server
 	dir  string
 	base string // http://127.0.0.1:PORT
@@ -48,7 +50,8 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 func startRig(t testing.TB, dir string) *rig {
 	t.Helper()
 	f := &broker.Fleet{RuntimeDir: dir, Timeout: time.Second, Deadline: time.Second}
-	s, err := New(Config{Listen: "127.0.0.1:0", Fleet: f, Local: true, Log: quietLog()})
+	logs := &lockedBuffer{}
+	s, err := New(Config{Listen: "127.0.0.1:0", Fleet: f, Local: true, Log: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func startRig(t testing.TB, dir string) *rig {
 			t.Errorf("Run: %v", err)
 		}
 	})
-	return &rig{t: t, s: s, dir: dir, base: "http://" + s.Addr().String()}
+	return &rig{t: t, s: s, dir: dir, base: "http://" + s.Addr().String(), log: logs}
 }
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -376,4 +379,22 @@ func TestEventsStream(t *testing.T) {
 	if n := r.s.hub.Pages(); n != 1 {
 		t.Fatalf("%d pages open, want 1", n)
 	}
+}
+
+// lockedBuffer is a log sink tests read while the server writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
