@@ -13,6 +13,10 @@
 //   - Every request's Host names this server: a loopback name or IP with
 //     the listen port, or (with --allow-remote) a name the TLS certificate
 //     holds. A page of another name reached by DNS rebinding gets 421.
+//   - A loopback connection is served only when its client socket is
+//     this server's uid (/proc/net/tcp): another user of the host gets it
+//     closed unread, so a session cookie a browser leaked to their port is
+//     worth nothing to them.
 //   - Nothing but the token URL and the static assets answers without the
 //     session cookie; the token is only ever exchanged for that cookie
 //     (HttpOnly, SameSite=Strict) and dropped from the URL by a redirect.

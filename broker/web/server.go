@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -147,6 +148,10 @@ func New(cfg Config) (*Server, error) {
 	if host != "" && !strings.Contains(host, "*") {
 		s.allowHostName(host)
 	}
+	ln = &ownerListener{Listener: ln, uid: os.Getuid(), refuse: func(c net.Conn, why string) {
+		cfg.Log.Warn("web: refused a connection of another user", "client", c.RemoteAddr().String(), "why", why)
+		c.Close()
+	}}
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
