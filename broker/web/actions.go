@@ -82,9 +82,9 @@ func (s *Server) action(do func(ctx context.Context, r *http.Request, row Row, a
 		msg, err := do(ctx, r, row, a)
 		if err != nil {
 			var e *ipc.Error
-			status, code := http.StatusBadGateway, "FAILED"
+			status, code, msg := http.StatusBadGateway, "FAILED", err.Error()
 			if errors.As(err, &e) {
-				code = string(e.Code)
+				code, msg = string(e.Code), e.Message
 				switch e.Code {
 				case ipc.CodeNotAllowed:
 					status = http.StatusForbidden
@@ -95,7 +95,7 @@ func (s *Server) action(do func(ctx context.Context, r *http.Request, row Row, a
 				}
 			}
 			s.cfg.Log.Info("web: action refused", "path", r.URL.Path, "session", row.Name, "code", code, "client", r.RemoteAddr)
-			reply(status, actionReply{Code: code, Message: err.Error()})
+			reply(status, actionReply{Code: code, Message: msg})
 			return
 		}
 		s.cfg.Log.Info("web: action", "path", r.URL.Path, "session", row.Name, "client", r.RemoteAddr)

@@ -184,7 +184,7 @@ type webRig struct {
 	s *Server
 }
 
-func newWebRig(t *testing.T) *webRig {
+func newWebRig(t *testing.T, adjust ...func(*testutil.Rig, *Config)) *webRig {
 	t.Helper()
 	r := testutil.NewRig(t, "")
 	r.Write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile)
@@ -197,7 +197,11 @@ func newWebRig(t *testing.T) *webRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Listen: "127.0.0.1:0", Fleet: f, Local: true, Log: quietLog()})
+	cfg := Config{Listen: "127.0.0.1:0", Fleet: f, Local: true, Log: quietLog()}
+	for _, a := range adjust {
+		a(r, &cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,4 +538,47 @@ setTimeout(() => document.getElementById("f").submit(), 300);
 	if n := strings.Count(r.log.String(), "refused a cross-origin request"); n < 2 {
 		t.Fatalf("sup web refused %d cross-origin requests, want the form's and the beacon's at least:\n%s", n, r.log.String())
 	}
+}
+
+// TestBrowserActions: from the page, Send types a trigger into the agent,
+// Skip moves a waiting session behind the others, and Jump (sup web beside
+// a terminal) moves the operator's tmux client to the session's pane.
+func TestBrowserActions(t *testing.T) {
+	var client *testutil.Client
+	w := newWebRig(t, func(r *testutil.Rig, c *Config) {
+		client = r.Tmux.AttachClient(t)
+		c.TmuxSocket, c.TmuxClient = r.Tmux.SocketPath, client.TTY
+	})
+	alpha := w.Start("alpha", "-echo", "-ready")
+	w.Start("beta", "-echo")
+	ipctest.Stuck(t, w.Socket("beta"), "beta") // alpha waits since its -ready
+	b := newBrowser(t, "http://"+w.s.Addr().String())
+	b.open(w.s.URL())
+	b.must(10*time.Second, "the queue", chromedp.WaitVisible(chromedp.CSS("#queue "+rowSel("alpha"))),
+		chromedp.WaitVisible(chromedp.CSS("#queue "+rowSel("beta"))))
+	first := func() string {
+		n, _ := eval[string](b, `(document.querySelector('#queue li.row')||{dataset:{}}).dataset.name||""`)
+		return n
+	}
+	head := first()
+
+	// Skip: the head goes behind the other.
+	b.click(rowSel(head) + " button.skip")
+	b.waitText("#status", "skipped "+head+" until")
+	testutil.WaitUntil(t, 10*time.Second, head+" to leave the head", func() bool { return first() != head })
+
+	// Send.
+	b.must(10*time.Second, "type a prompt", chromedp.SendKeys(chromedp.CSS(rowSel("alpha")+" .trigger input"), "hello from the web"))
+	b.click(rowSel("alpha") + " button.send")
+	w.Tmux.WaitFor(t, alpha, "got: hello from the web", 15*time.Second)
+	ipctest.Hook(t, w.Socket("alpha"), "alpha", "UserPromptSubmit") // the agent takes it: busy acks it
+	b.waitText(rowSel("alpha")+" .msg", "delivered to alpha")
+
+	// Jump.
+	b.click(rowSel("alpha") + " button.jump")
+	b.waitText("#status", "jumped to alpha")
+	if got := w.Tmux.ClientPane(t, client); got != alpha {
+		t.Fatalf("the client shows %s, want alpha's pane %s", got, alpha)
+	}
+	b.clean()
 }

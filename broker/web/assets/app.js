@@ -9,6 +9,7 @@
   const cards = new Map(); // id → {li, sig}
   const openScreens = new Set(); // ids whose screen preview is open
   const drafts = new Map(); // id → trigger text being typed
+  const notes = new Map(); // id → the last action's outcome {text, error}, kept across re-renders
   let skew = 0; // server clock − ours, ms
   let paused = false;
   let held = []; // events received while paused
@@ -44,7 +45,7 @@
   }
 
   async function act(path, body, card) {
-    const msg = card.querySelector('.msg');
+    let msg = card.querySelector('.msg');
     msg.textContent = '…';
     msg.className = 'msg';
     let rep;
@@ -59,6 +60,9 @@
       rep = { ok: false, code: 'NETWORK', message: String(e) };
     }
     const text = rep.ok ? rep.message : (rep.code ? rep.code + ': ' : '') + rep.message;
+    notes.set(body.id, { text: text, error: !rep.ok });
+    const c = cards.get(body.id); // the row may have been re-rendered meanwhile
+    if (c) msg = c.li.querySelector('.msg');
     msg.textContent = visible(text);
     msg.className = rep.ok ? 'msg' : 'msg error';
     status(text, !rep.ok);
@@ -159,7 +163,8 @@
       d.append(el('summary', '', 'screen'), pre);
       li.append(d);
     }
-    li.append(el('div', 'msg'));
+    const note = notes.get(r.id);
+    li.append(el('div', note && note.error ? 'msg error' : 'msg', note ? note.text : ''));
     return li;
   }
 
