@@ -3,9 +3,16 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +20,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
 // benchSessions serves n stand-in supervisors with a realistic row each
 // (a summary, a prompt with its command, an 80×24 screen).
-func benchSessions(b *testing.B, dir string, n int) []*ipctest.Supervisor {
+func benchSessions(b testing.TB, dir string, n int) []*ipctest.Supervisor {
 	screen := strings.Repeat(strings.Repeat("─", 78)+"\n", 23) + "> "
 	out := make([]*ipctest.Supervisor, n)
 	for i := range n {
@@ -143,4 +151,66 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkWebRSS is `sup web`'s resident memory (the built binary, a
+// process of its own) following 200 sessions, with 1 and then 50 pages'
+// event streams open. Metrics: rss_kb_0, rss_kb_1page, rss_kb_50pages.
+//
+//	go test -run '^$' -bench WebRSS -benchtime 1x ./broker/web/
+func BenchmarkWebRSS(b *testing.B) {
+	sup := testutil.BuildPackage(b, "./cmd/sup")
+	dir := shortDir(b)
+	benchSessions(b, dir, 200)
+	for b.Loop() {
+		cmd := exec.Command(sup, "web", "--listen", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "SUP_RUNTIME_DIR="+dir, "XDG_CONFIG_HOME="+b.TempDir())
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		url := strings.TrimSpace(strings.TrimPrefix(line, "sup web: open "))
+		base, _, _ := strings.Cut(url, "/?")
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar, Timeout: 0}
+		if _, err := c.Get(url); err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		open := func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+"/events", nil)
+			res, err := c.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			go io.Copy(io.Discard, res.Body) // Best effort: ends with ctx.
+		}
+		settle := func() float64 { time.Sleep(2 * time.Second); return rssKB(cmd.Process.Pid) }
+		b.ReportMetric(settle(), "rss_kb_0")
+		open()
+		b.ReportMetric(settle(), "rss_kb_1page")
+		for range 49 {
+			open()
+		}
+		b.ReportMetric(settle(), "rss_kb_50pages")
+		cancel()
+		_ = cmd.Process.Kill() // Best effort: Wait reaps it.
+		_ = cmd.Wait()
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+func rssKB(pid int) float64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return f
+		}
+	}
+	return 0
 }
