@@ -5,11 +5,13 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,6 +176,20 @@ func secret() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// assetVersion is a hash of the embedded assets, for their URLs.
+var assetVersion = func() string {
+	h := sha256.New()
+	_ = fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := assets.ReadFile(p) // Best effort: embedded, always there.
+			h.Write([]byte(p))
+			h.Write(b)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}()
+
 // loopbackHost reports whether host names only this host.
 func loopbackHost(host string) bool {
 	if host == "localhost" {
@@ -266,8 +282,17 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	files := http.FileServer(http.FS(static))
+	// The assets hold no secret and change only with the binary: the page
+	// names them with the binary's asset hash (?v=), so a browser may keep
+	// them (a phone's second visit loads only the page and the stream).
+	cached := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("v") == assetVersion {
+			w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+		}
+		files.ServeHTTP(w, r)
+	})
 	for _, f := range []string{"/app.js", "/app.css", "/manifest.webmanifest", "/icon.svg"} {
-		mux.Handle("GET "+f, files)
+		mux.Handle("GET "+f, cached)
 	}
 	mux.HandleFunc("GET /{$}", s.serveIndex)
 	mux.HandleFunc("GET /events", s.authed(s.serveEvents))
@@ -357,9 +382,9 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	data := struct {
-		CSRF string
-		Jump bool
-	}{s.csrf, s.cfg.TmuxSocket != ""}
+		CSRF, V string
+		Jump    bool
+	}{s.csrf, assetVersion, s.cfg.TmuxSocket != ""}
 	if err := s.index.Execute(w, data); err != nil {
 		s.cfg.Log.Warn("web: index", "err", err)
 	}

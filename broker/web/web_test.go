@@ -148,7 +148,7 @@ func TestTokenCookie(t *testing.T) {
 	r.signIn()
 	res := r.do("GET", "/", r.cookieHdr(), "")
 	page := body(t, res)
-	if res.StatusCode != 200 || !strings.Contains(page, `<script src="/app.js" defer>`) {
+	if res.StatusCode != 200 || !strings.Contains(page, `<script src="/app.js?v=`+assetVersion+`" defer>`) {
 		t.Fatalf("signed in: %s\n%s", res.Status, page)
 	}
 	want := map[string]string{

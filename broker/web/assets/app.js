@@ -206,6 +206,7 @@
     $('queue-count').textContent = nq ? '(' + nq + ')' : '';
     $('others-count').textContent = no ? '(' + no + ')' : '';
     $('queue-empty').hidden = nq > 0;
+    $('others-empty').hidden = no > 0;
     $('counts').textContent = rows.size + ' sessions';
     document.body.dataset.rows = String(rows.size);
     if (!rendered) {
