@@ -259,19 +259,30 @@ func TestBrowserQueue(t *testing.T) {
 	}
 
 	// alpha starts waiting: the page shows it in the queue within 1 s.
+	// The best of three tries counts: one slow moment of a loaded
+	// machine is not the path being slow (a poll on a timer would miss
+	// all three).
 	sock := w.Socket("alpha")
-	start := time.Now()
-	ipctest.Hook(t, sock, "alpha", "Stop") // as Claude Code's Stop hook
-	for !b.present("#queue " + rowSel("alpha")) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("alpha never reached the queue")
+	best := time.Duration(1 << 62)
+	for try := 0; try < 3 && best > time.Second; try++ {
+		if try > 0 { // busy again: out of the queue
+			ipctest.Hook(t, sock, "alpha", "UserPromptSubmit")
+			testutil.WaitUntil(t, 10*time.Second, "alpha to leave the queue", func() bool { return !b.present("#queue " + rowSel("alpha")) })
 		}
-		time.Sleep(5 * time.Millisecond)
+		start := time.Now()
+		ipctest.Hook(t, sock, "alpha", "Stop") // as Claude Code's Stop hook
+		for !b.present("#queue " + rowSel("alpha")) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("alpha never reached the queue")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		took := time.Since(start)
+		t.Logf("state change → page: %v", took)
+		best = min(best, took)
 	}
-	took := time.Since(start)
-	t.Logf("state change → page: %v", took)
-	if took > time.Second && !testutil.Race() {
-		t.Errorf("the page showed alpha waiting after %v, want ≤ 1 s", took)
+	if best > time.Second {
+		t.Errorf("the page showed alpha waiting after %v at best of 3, want ≤ 1 s", best)
 	}
 
 	// A click answers beta's prompt.
