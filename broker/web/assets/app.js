@@ -258,7 +258,15 @@
     const es = new EventSource('/events');
     const conn = $('conn');
     es.onopen = () => { conn.textContent = 'live'; conn.className = 'conn live'; };
-    es.onerror = () => { conn.textContent = 'reconnecting…'; conn.className = 'conn'; };
+    es.onerror = () => {
+      conn.className = 'conn';
+      if (es.readyState === EventSource.CLOSED) {
+        // Refused (401: sup web restarted, its cookie is new): retrying
+        // cannot help.
+        conn.textContent = 'signed out';
+        status('signed out: sup web restarted or refused this page; open the URL it printed', true);
+      } else conn.textContent = 'reconnecting…';
+    };
     for (const type of ['snapshot', 'session', 'gone', 'hosts']) {
       es.addEventListener(type, (e) => {
         let m;
