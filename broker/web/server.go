@@ -121,6 +121,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	var tlsCfg *tls.Config
+	var certNames []string
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 		if err != nil {
@@ -131,11 +132,9 @@ func New(cfg Config) (*Server, error) {
 		if leaf, err := x509.ParseCertificate(cert.Certificate[0]); err == nil {
 			// With --allow-remote the names the certificate holds are
 			// the names this server answers to (its Host check).
-			for _, n := range leaf.DNSNames {
-				s.allowHostName(n)
-			}
+			certNames = append(certNames, leaf.DNSNames...)
 			for _, ip := range leaf.IPAddresses {
-				s.allowHostName(ip.String())
+				certNames = append(certNames, ip.String())
 			}
 		}
 	}
@@ -144,12 +143,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, listenErr("--listen %s: %v", cfg.Listen, err)
 	}
 	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
-	for _, n := range []string{"localhost", "127.0.0.1", "::1"} {
-		s.allowHostName(n)
+	for _, n := range append([]string{"localhost", "127.0.0.1", "::1"}, certNames...) {
+		s.allowHostName(n) // with the bound port, known now
 	}
-	if host != "" && !strings.Contains(host, "*") {
-		s.allowHostName(host)
-	}
+	// The listen host answers as a Host too, unless it is every
+	// interface (allowHostName): a browser sends Host 0.0.0.0 for a page of
+	// any site that reaches http://0.0.0.0:PORT, which Linux routes here.
+	s.allowHostName(host)
 	ln = &ownerListener{Listener: ln, uid: os.Getuid(), refuse: func(c net.Conn, why string) {
 		cfg.Log.Warn("web: refused a connection of another user", "client", c.RemoteAddr().String(), "why", why)
 		c.Close()
@@ -165,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 
 func (s *Server) allowHostName(name string) {
 	name = strings.ToLower(strings.Trim(name, "[]"))
+	if ip := net.ParseIP(name); name == "" || strings.Contains(name, "*") || ip != nil && ip.IsUnspecified() {
+		return // every interface, or a wildcard: never a Host of ours
+	}
 	s.hosts[net.JoinHostPort(name, s.port)] = true
 }
 

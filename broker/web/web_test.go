@@ -5,12 +5,22 @@ package web
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"log/slog"
+	"math/big"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -183,7 +193,7 @@ func TestForeignHost(t *testing.T) {
 	r.signIn()
 	_, port, _ := strings.Cut(r.s.Addr().String(), ":")
 	u, _ := url.Parse(r.s.URL())
-	for _, h := range []string{"evil.example:" + port, "evil.example", "127.0.0.1:1", "localhost.evil.example:" + port} {
+	for _, h := range []string{"evil.example:" + port, "evil.example", "127.0.0.1:1", "localhost.evil.example:" + port, "0.0.0.0:" + port, "[::]:" + port} {
 		for _, p := range []string{"/", "/?" + u.RawQuery, "/events", "/app.js"} {
 			hdr := r.cookieHdr()
 			hdr["Host"] = h
@@ -397,4 +407,69 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestTLS: with a certificate, the page is https, its cookie Secure, and
+// it answers to the names the certificate holds besides loopback; every
+// interface's address (0.0.0.0) is never a Host it answers to.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "sup.test"},
+		DNSNames: []string{"sup.test"}, IPAddresses: []net.IP{net.ParseIP("100.64.0.7")},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+
+	f := &broker.Fleet{RuntimeDir: shortDir(t), Timeout: time.Second, Deadline: time.Second}
+	s, err := New(Config{Listen: "0.0.0.0:0", AllowRemote: true, TLSCert: certFile, TLSKey: keyFile, Fleet: f, Local: true, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if !strings.HasPrefix(s.URL(), "https://127.0.0.1:") {
+		t.Fatalf("URL %s, want https on loopback", s.URL())
+	}
+	_, port, _ := net.SplitHostPort(s.Addr().String())
+	c := &http.Client{Timeout: 10 * time.Second,
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(host, path string) *http.Response {
+		req, _ := http.NewRequest("GET", "https://127.0.0.1:"+port+path, nil)
+		req.Host = host
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	u, _ := url.Parse(s.URL())
+	for _, h := range []string{"sup.test:" + port, "100.64.0.7:" + port, "127.0.0.1:" + port} {
+		res := get(h, "/?"+u.RawQuery)
+		if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 || !res.Cookies()[0].Secure {
+			t.Fatalf("Host %s: %s, cookies %v; want 303 and a Secure cookie", h, res.Status, res.Cookies())
+		}
+	}
+	for _, h := range []string{"0.0.0.0:" + port, "evil.test:" + port, "sup.test:1"} {
+		if res := get(h, "/app.js"); res.StatusCode != http.StatusMisdirectedRequest {
+			t.Fatalf("Host %s: %s, want 421", h, res.Status)
+		}
+	}
+	// Plain http on the TLS port gets nothing useful.
+	if res, err := http.Get("http://127.0.0.1:" + port + "/"); err == nil && res.StatusCode == 200 {
+		t.Fatal("plain http served the page")
+	}
 }
