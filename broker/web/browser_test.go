@@ -593,3 +593,44 @@ func TestBrowserActions(t *testing.T) {
 	}
 	b.clean()
 }
+
+// TestBrowserNotification: with notifications allowed and the page in the
+// background, a new prompt raises one notification naming the session,
+// its body the summary as text; the same prompt again raises none. (The
+// browser's Notification is a recording stand-in: headless Chromium shows
+// none, and its permission prompt cannot be answered here.)
+func TestBrowserNotification(t *testing.T) {
+	dir := shortDir(t)
+	sup := ipctest.Serve(t, dir, ipc.State{SessionID: "aaaaaaaaaaaa", Name: "alpha", Lifecycle: "running", Activity: "busy"})
+	r := startRig(t, dir)
+	b := newBrowser(t, r.base)
+	b.open(r.s.URL())
+	b.must(10*time.Second, "alpha", chromedp.WaitVisible(chromedp.CSS(rowSel("alpha"))))
+	if _, err := eval[bool](b, `(() => { window.__notes = [];
+		class FakeN { constructor(title, o) { window.__notes.push({title: title, body: o.body}); } }
+		FakeN.permission = 'granted'; FakeN.requestPermission = async () => 'granted';
+		window.Notification = FakeN;
+		Object.defineProperty(document, 'hidden', {get: () => true, configurable: true}); return true; })()`); err != nil {
+		t.Fatal(err)
+	}
+	st := sup.State()
+	st.Activity, st.PromptID, st.Summary, st.WaitingSince = "needs_confirmation", "p1", "<b>rm</b> -rf \u202e/", 5
+	sup.Set(st)
+	type note struct{ Title, Body string }
+	var notes []note
+	testutil.WaitUntil(t, 10*time.Second, "a notification", func() bool {
+		notes, _ = eval[[]note](b, `window.__notes`)
+		return len(notes) > 0
+	})
+	want := note{Title: "sup: alpha asks", Body: "<b>rm</b> -rf ⟨U+202E⟩/"}
+	if len(notes) != 1 || notes[0] != want {
+		t.Fatalf("notifications %+v, want %+v", notes, want)
+	}
+	st.Summary = "the same prompt, reworded"
+	sup.Set(st)
+	b.waitText(rowSel("alpha")+" .summary", "reworded")
+	if notes, _ = eval[[]note](b, `window.__notes`); len(notes) != 1 {
+		t.Fatalf("the same prompt notified again: %+v", notes)
+	}
+	b.clean()
+}
