@@ -3,6 +3,10 @@ package ipc
 import (
 	"context"
 	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"unicode"
 )
 
 // CodeNotAllowed refuses a call the caller may not make: an agent asking
@@ -35,6 +39,40 @@ type Caller struct {
 	// innermost (Session) first: a supervisor an agent started itself is
 	// inside its own. Policy binds the caller by all of them.
 	Enclosing []CallerSession `msgpack:"enclosing,omitempty" json:"enclosing,omitempty"`
+	// Via is set when an operator's connection said, in hello, that it
+	// acts for a client of a front end (sup web: the browser's address).
+	// Only the operator may say so (an agent's hello with via is refused
+	// NOT_ALLOWED), and it never changes Kind: it only tells the audit
+	// through what the operator acted.
+	Via *Via `msgpack:"via,omitempty" json:"via,omitempty"`
+}
+
+// ViaWeb is Via.Kind for `sup web`: the operator acting from a browser.
+const ViaWeb = "web"
+
+// ViaKinds are the kinds a hello's via may name.
+var ViaKinds = []string{ViaWeb}
+
+// MaxViaClient caps Via.Client: an address ("[v6addr%zone]:port").
+const MaxViaClient = 80
+
+// Via is the front end an operator's connection acts for (HelloParams.Via,
+// Caller.Via).
+type Via struct {
+	Kind   string `msgpack:"kind" json:"kind"`     // one of ViaKinds
+	Client string `msgpack:"client" json:"client"` // the front end's client: host:port
+}
+
+// check says what is wrong with v, naming the valid choices.
+func (v Via) check() error {
+	if !slices.Contains(ViaKinds, v.Kind) {
+		return Errorf(CodeBadRequest, "hello: via kind %q is not one sup knows; valid: %s", v.Kind, strings.Join(ViaKinds, ", "))
+	}
+	host, port, err := net.SplitHostPort(v.Client)
+	if err != nil || len(v.Client) > MaxViaClient || port == "" || host == "" || strings.ContainsFunc(v.Client, unicode.IsControl) {
+		return Errorf(CodeBadRequest, "hello: via client %q is not an address; want host:port (at most %d bytes), e.g. 127.0.0.1:5555", v.Client, MaxViaClient)
+	}
+	return nil
 }
 
 // CallerSession names a session a caller runs in. Name, ID and Workspace
@@ -53,6 +91,8 @@ func (c Caller) IsOperator() bool { return c.Kind == CallerOperator }
 // or "an agent of an unidentified session".
 func (c Caller) Label() string {
 	switch {
+	case c.IsOperator() && c.Via != nil:
+		return "the operator (" + c.Via.Kind + ", " + c.Via.Client + ")"
 	case c.IsOperator():
 		return "the operator"
 	case c.Session == nil || c.Session.ID == "":

@@ -168,7 +168,10 @@ func (c *conn) serve() {
 			}
 			continue
 		case MethodHello:
-			res, err := c.hello(req)
+			res, who, err := c.hello(ctx, req)
+			if who != nil {
+				ctx = WithCaller(ctx, *who) // the later calls act via it
+			}
 			if !c.respond(req.ID, res, err) {
 				return
 			}
@@ -390,18 +393,36 @@ func (c *conn) write(frame []byte) bool {
 // refuse sends one connection-level error frame (id 0); the caller closes.
 func (c *conn) refuse(e *Error) { c.respond(0, nil, e) }
 
-func (c *conn) hello(req *Request) (any, error) {
+func (c *conn) hello(ctx context.Context, req *Request) (any, *Caller, error) {
 	var p HelloParams
 	if err := req.DecodeParams(&p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Client != "" {
 		c.log.Debug("ipc: hello", "client", p.Client)
+	}
+	var who *Caller
+	if p.Via != nil {
+		if err := p.Via.check(); err != nil {
+			return nil, nil, err
+		}
+		w, _ := CallerFromContext(ctx)
+		if !w.IsOperator() {
+			// An agent must not launder its calls as the operator's
+			// browser: refused, and its connection stays an agent's.
+			c.srv.Warn(NoisyNotAllowed, "ipc: hello via refused", "caller", w.Label(), "via", p.Via.Kind, "via_client", p.Via.Client)
+			return nil, nil, Errorf(CodeNotAllowed, "hello: via %s refused for %s: only the operator may act for a %s client; nothing changed",
+				p.Via.Kind, w.Label(), p.Via.Kind)
+		}
+		v := *p.Via
+		w.Via = &v
+		who = &w
+		c.log.Info("ipc: acts via", "via", v.Kind, "via_client", v.Client)
 	}
 	return HelloResult{
 		Server:   c.srv.cfg.Version,
 		Protocol: ProtocolVersion,
 		Methods:  c.srv.methods(),
 		Events:   append([]string{}, c.srv.events...),
-	}, nil
+	}, who, nil
 }

@@ -54,4 +54,9 @@ type SubscribeResult struct {
 type HelloParams struct {
 	// Client names the caller ("nvim-sup/0.3") for the server's log.
 	Client string `msgpack:"client,omitempty"`
+	// Via says the connection acts for a front end's client (sup web: a
+	// browser): the operator's later calls on it carry Caller.Via, so the
+	// audit says "the operator (web, 127.0.0.1:5555)". An agent's hello
+	// with via is refused NOT_ALLOWED and changes nothing.
+	Via *Via `msgpack:"via,omitempty"`
 }

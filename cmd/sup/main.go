@@ -62,7 +62,7 @@ func newApp(command []string) *cli.Command {
 			stateCommand(), pidCommand(), injectCommand(), restartCommand(), stopCommand(),
 			resumeCommand(), screenCommand(), historyCommand(), eventsCommand(), lsCommand(),
 			queueCommand(), nextCommand(), skipCommand(), pickCommand(), dashCommand(), statusLineCommand(), tmuxKeysCommand(),
-			routeCommand(), metricsCommand(), demoCommand(), demoAgentCommand(),
+			routeCommand(), metricsCommand(), webCommand(), demoCommand(), demoAgentCommand(),
 			hooksCommand(), doctorCommand(), whoamiCommand(), manCommand(),
 			hookCommand(),
 			classifyCommand(),
