@@ -66,12 +66,12 @@ test: lint unit fuzz
 # with it too, which cost ~90 s of a 15-minute budget on 2 cores, while
 # sup's races are what the supervisor, broker and cmd/sup end-to-end tests
 # catch with fakeagent (specs/testing.md, "The suite's time").
-AGENTTEST = ./internal/agenttest
+AGENTTEST = ./internal/testing/agenttest
 unit:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit-race unit-agents
 
 unit-race:
-	$(GO) test -race -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/internal/agenttest$$')
+	$(GO) test -race -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/internal/testing/agenttest$$')
 
 unit-agents:
 	$(GO) test -count=1 -timeout 12m $(AGENTTEST)
@@ -109,11 +109,11 @@ lint:
 # baseline and goal, printed and written to bench/results.json. About 2-4
 # minutes; real Claude Code rounds need `make agents`.
 bench:
-	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/bench/
+	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/testing/bench/
 
 # The same harness at tiny sizes: proves it works (CI), figures meaningless.
 bench-smoke:
-	$(GO) test -count=1 -timeout 5m -run='^TestBench$$' ./internal/bench/
+	$(GO) test -count=1 -timeout 5m -run='^TestBench$$' ./internal/testing/bench/
 
 # Bytes/s through sup's output pump vs a bare pty copy, same run: rounds
 # of three floods, median of the per-round ratios.
@@ -131,7 +131,7 @@ bench-trigger:
 # The real agent CLIs the real-agent tests drive, pinned in
 # .agents/package.json (claude, codex, gemini), into .agents/node_modules
 # (git-ignored). Skipped when every pinned version is already there. --ignore-scripts: the tests run the
-# native binaries inside the per-platform packages (internal/agenttest
+# native binaries inside the per-platform packages (internal/testing/agenttest
 # AgentBin), so claude's postinstall, which only copies that binary over a
 # stub and wants a newer node than Debian ships, is not needed.
 AGENTS_PINNED = const p = require("./.agents/package.json"); for (const [n, v] of Object.entries(p.dependencies)) if (require("./.agents/node_modules/" + n + "/package.json").version !== v) process.exit(1)
@@ -141,7 +141,7 @@ agents:
 	else npm install --prefix .agents --no-audit --no-fund --ignore-scripts; fi
 
 # The newest published claude, codex and gemini, into .agents-latest/
-# (git-ignored), for `SUP_AGENTS=latest go test ./internal/agenttest`: the
+# (git-ignored), for `SUP_AGENTS=latest go test ./internal/testing/agenttest`: the
 # first thing to run when an agent releases (specs/testing.md, "Version
 # drift"). Not part of `make test`: the pin keeps CI reproducible.
 AGENTS_NPM = @anthropic-ai/claude-code @openai/codex @google/gemini-cli

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/ipc"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // A crash loop waits on you (issue 32): a child that exits 1 at once is

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestE2EHostileNamesInTmux: session names holding #(touch FILE), #{…} and

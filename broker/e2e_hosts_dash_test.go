@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // sup dash spans hosts: a remote session's row comes with its host and

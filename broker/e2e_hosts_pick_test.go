@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // startConfirm supervises fakeagent -confirm QUESTION for NAME.md on the

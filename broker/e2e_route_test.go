@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/store"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // routeProfile is a user profile running fakeagent as an agent that acks

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/ipctest"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // fleet is a private tmux server with an attached client (the human's

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 

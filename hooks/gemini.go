@@ -11,7 +11,7 @@ package hooks
 // entry found in both the user and the project settings once.
 //
 // Checked against Gemini CLI 0.61.0 (realagent_test.go, and
-// internal/agenttest's gemini hooks test): every event here fires, with
+// internal/testing/agenttest's gemini hooks test): every event here fires, with
 // the payloads specs/testing.md ("Gemini CLI") shows.
 var geminiSpec = jsonSpec{
 	agent: Gemini,

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/agenttest"
-	"github.com/sup-tmux/sup/internal/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/agenttest"
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
 )
 
 // TestRealClaudeTakesInstalledHooks installs sup's hooks into a Claude Code

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestLoad: 100 concurrent clients × 1000 state-like calls each against a

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // waitHandlers adds to testHandlers a "wait" method that blocks until its

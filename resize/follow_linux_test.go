@@ -4,7 +4,7 @@ package resize
 
 import (
 	"errors"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"io"
 	"os"
 	"os/exec"

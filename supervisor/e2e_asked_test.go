@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -21,7 +21,7 @@ const staleQuestion = "Should I delete the 3 stale branches?"
 // answer is held with AGENT_ASKED (the question in its message) and types
 // nothing; after the human answers in the pane it goes as its own turn; a
 // trigger --answering goes at once. (Claude Code's hooks are sent as its
-// hooks would send them; internal/agenttest does the same with the real
+// hooks would send them; internal/testing/agenttest does the same with the real
 // agent.)
 func TestE2EAskedHoldsTrigger(t *testing.T) {
 	r := newRig(t, triggerConfig)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/store"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // rig is one end-to-end setup: a private tmux server, built binaries, and

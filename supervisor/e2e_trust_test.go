@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestE2EForeignRuntimeDirRefused replays the attack of issue 20: another

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/fakemodel"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // BenchmarkModelSummaryLatency: from the unknown dialog's last byte (the

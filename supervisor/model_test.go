@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/config"
-	"github.com/sup-tmux/sup/internal/fakemodel"
 	"github.com/sup-tmux/sup/internal/plan"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/supervisor/modelread"
 )
 

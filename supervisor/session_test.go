@@ -17,7 +17,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/plan"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 	"github.com/sup-tmux/sup/supervisor/activity"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 func TestProcAddr(t *testing.T) {

@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/ipc"
 )
 

@@ -8,9 +8,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/ipc"
 )
 

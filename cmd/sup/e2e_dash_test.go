@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestDashE2E: `sup dash` in a real tmux pane shows three live sessions,

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
-// TestE2EHostileVerbs: the hostile corpus (internal/testutil.Hostile), as
+// TestE2EHostileVerbs: the hostile corpus (internal/testing/testutil.Hostile), as
 // a Stop hook's message, a PermissionRequest's command and a session's
 // name, through every operator-facing verb, plain and --json: no raw
 // control byte or bidi control reaches the terminal, the JSON reads back

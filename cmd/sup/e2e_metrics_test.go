@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestMetricsPrometheus: real supervisors, one stuck; promtool accepts

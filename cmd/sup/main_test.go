@@ -18,8 +18,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/sup-tmux/sup/broker"
-	"github.com/sup-tmux/sup/internal/fakemodel"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/internal/tmux"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/cmd/sup/internal/view"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 

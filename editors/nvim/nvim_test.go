@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 func TestMain(m *testing.M) {

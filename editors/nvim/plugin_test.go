@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sup-tmux/sup/internal/ipctest"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 

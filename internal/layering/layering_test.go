@@ -34,6 +34,8 @@ var rules = []rule{
 		[]string{strings.TrimSuffix(mod, "/")}},
 	{"broker", "the broker routes and lists; it runs no agent (no pty, screen, classifier or process code)",
 		supervisorRuntime},
+	{"cmd/sup", "the product ships none of the test infrastructure (internal/testing: rigs, real-agent harness, model stand-in, conformance, bench)",
+		[]string{mod + "internal/testing"}},
 	{"ipc", "ipc is the public Go API: a client that imports it gets the protocol only",
 		[]string{mod + "supervisor", mod + "broker", mod + "hooks", mod + "cmd", mod + "internal/plan", mod + "internal/store", mod + "internal/config"}},
 }

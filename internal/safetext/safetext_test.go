@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// corpus is the hostile corpus (internal/testutil.Hostile is the same
+// corpus is the hostile corpus (internal/testing/testutil.Hostile is the same
 // list for the e2e tests; this package stays free of the Linux-only rig).
 var corpus = map[string]struct{ in, field string }{
 	"osc52":   {"copy \x1b]52;c;cm0=\x07 done", `copy \x1b]52;c;cm0=\x07 done`},

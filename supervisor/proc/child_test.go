@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // startFake starts the fakeagent with args behind a pty, pumping its

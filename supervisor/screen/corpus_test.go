@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // The agent corpus (testdata/corpus at the module root, recorded by
-// internal/agenttest): raw pty streams of real Claude Code and Codex
+// internal/testing/agenttest): raw pty streams of real Claude Code and Codex
 // sessions, each ending at a labelled moment. Only the fields this package
 // needs are read, so the index may grow without breaking these tests.
 type corpusIndex struct {

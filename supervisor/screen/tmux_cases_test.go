@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/testutil"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // TestCasesMatchTmux runs every table case through a real tmux pane of the

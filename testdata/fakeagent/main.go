@@ -7,7 +7,7 @@
 //
 //	go build -o X ./testdata/fakeagent
 //
-// (internal/testutil.BuildPackage does this once per test process).
+// (internal/testing/testutil.BuildPackage does this once per test process).
 //
 // Startup, in this order, each step only when its flag is given:
 //

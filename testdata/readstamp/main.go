@@ -1,5 +1,5 @@
 // Command readstamp is the child of sup's inject-latency benchmark
-// (internal/bench): it puts its terminal in raw mode and, for every read of
+// (internal/testing/bench): it puts its terminal in raw mode and, for every read of
 // stdin, writes "<unix nanoseconds> <bytes read>\n" to the file (a FIFO)
 // named by -out, stamped the moment the read returned. The benchmark sends
 // a key through sup's socket or `tmux send-keys` and subtracts its send

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sup-tmux/sup/internal/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
 )
 
 // TestModelCheck: with a model: section, doctor reports a missing key, an
