@@ -202,19 +202,18 @@ func (p prompt) deskKeys() *desk.Keys {
 func (p deskPort) Released(at time.Time) { p.s.release(at) }
 
 // AnswerAck: the prompt id is no longer the open one — a hook moved the
-// session on after the answer ("hook"), the screen shows no dialog since
-// it ("screen"), or the tracker moved on ("activity"). A dialog the screen
-// no longer shows is gone whatever the profile (a program that reads one
-// key and clears its screen): the watcher moves the activity off
-// needs_confirmation with the screen's verdict when it sees it
-// (screenSeen). This only reads: a screen verdict counts once the watcher
-// has applied it, so the activity answered is the one that follows.
+// session on after the answer ("hook"), the screen closed that dialog
+// since it ("screen"), or the tracker moved on ("activity"). A dialog the
+// screen no longer shows is gone whatever the profile (a program that
+// reads one key and clears its screen): the update that records the
+// screen's verdict moves the activity off needs_confirmation and records
+// the dialog it closed (promptHandle.noteScreen, screenAnswered), so the
+// snapshot that says "screen" carries the activity that followed. This
+// only reads, one snapshot.
 func (p deskPort) AnswerAck(id string, written time.Time) (string, string) {
-	s := p.s
-	n := s.owner.load() // one snapshot: the activity, the prompt's id and the screen's verdict of one version
-	v, open, sc := n.view(time.Now()), n.open, n.screen
-	screenGone := id != "" && n.shownID == id && sc.At.After(written) && sc.Activity != activity.NeedsConfirmation &&
-		s.changes.screenSeen.Load() >= sc.At.UnixNano()
+	n := p.s.owner.load() // one snapshot: the activity, the prompt's id and the closed dialog of one version
+	v, open := n.view(time.Now()), n.open
+	screenGone := id != "" && n.gone.id == id && n.gone.at.After(written)
 	switch {
 	case v.st.Source == activity.SourceHook && v.st.Since.After(written):
 		return "hook", string(v.st.Activity)

@@ -101,7 +101,7 @@ func (s *Session) skip(cooldown time.Duration) (activity.State, bool) {
 	st, ok := s.agent.skip(time.Now(), cooldown)
 	if ok {
 		s.log.Info("skip", "cooldown", cooldown.String())
-		s.publishActivity(st)
+		s.activityChanged()
 	}
 	return st, ok
 }

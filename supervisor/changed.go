@@ -4,16 +4,17 @@ package supervisor
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/activity"
 )
 
-// changes is the session's change signal (issue 29, "Waits watch the
-// version"): a channel closed on each change of the facts a waiter may
-// wait for — activity, the open prompt, the screen's verdict and text,
-// the draft, the lifecycle. The desk's waits (a queued trigger's gates,
+// changes is the session's one change signal (issue 29, "Waits watch the
+// version"): a channel closed on each publication of the state owner (a
+// new snapshot: activity, the open prompt, the screen's verdict, the
+// draft, the lifecycle, the child…) and on each change of the facts a
+// waiter may wait for outside it (the screen's text, output: factsChanged).
+// The desk's waits (a queued trigger's gates,
 // the trigger's ack, the answer's settle and gone) select on it with a
 // deadline instead of polling. A waiter takes the channel (wait) before
 // it reads the facts, so a change between its read and its select is
@@ -22,11 +23,6 @@ import (
 type changes struct {
 	mu sync.Mutex // a leaf: guards ch only
 	ch chan struct{}
-	// screenSeen is the time of the last screen verdict the watcher has
-	// applied (screenSeen: an answer's "answered" observed), unix
-	// nanoseconds: an answer's gone check believes the verdict once it
-	// was applied, whatever the activity made of it.
-	screenSeen atomic.Int64
 }
 
 // wait is the channel the next change closes.
@@ -49,38 +45,46 @@ func (c *changes) poke() {
 	c.mu.Unlock()
 }
 
-// factsChanged is the one-line poke where the session's facts change.
+// factsChanged is the poke for a change of facts outside the snapshot
+// (the screen's text, output bytes, a look asked for); every publication
+// of the state owner pokes by itself (publishLocked).
 func (s *Session) factsChanged() { s.changes.poke() }
 
 // Changed: the session's change signal (desk.Reads).
 func (p deskPort) Changed() <-chan struct{} { return p.s.changes.wait() }
 
-// screenSeen is the watcher's word after each screen verdict v was
-// recorded with the prompt tracker: a dialog sup answered that the screen
-// no longer shows is gone, and the activity leaves needs_confirmation
-// with the screen's verdict ("answered"; unknown when no rule reads the
-// screen) at once, without the ready debounce — a program that read one
-// key and cleared its screen may never print again. This is where that
-// state change happens, not in the answer's gone check (AnswerAck), which
-// only reads. Then every waiter looks again.
-func (s *Session) screenSeen(v screenVerdict) {
-	defer s.factsChanged()
-	defer s.changes.screenSeen.Store(v.At.UnixNano())
-	ans := s.display.answeredAt()
+// screenAnswered is what a screen verdict v says of a dialog sup answered
+// at ans (zero: never), given the open prompt and the presented activity
+// st once v is recorded: a dialog the screen showed and no longer shows
+// after the answer (the tracker closed it: open.id "") is gone, and the
+// activity leaves needs_confirmation with the screen's verdict
+// ("answered"; unknown when no rule reads the screen) at once, without
+// the ready debounce — a program that read one key and cleared its screen
+// may never print again. ok: sig is that signal. The state owner applies
+// it in the update that records v (promptHandle.noteScreen), so no
+// snapshot shows the verdict without it; the answer's ack (AnswerAck)
+// only reads the result.
+func screenAnswered(open openPrompt, st activity.State, v screenVerdict, ans time.Time) (sig activity.Signal, ok bool) {
 	if ans.IsZero() || !v.At.After(ans) || v.Activity == activity.NeedsConfirmation {
-		return
+		return sig, false
 	}
-	v2, open := s.agent.withPrompt(time.Now())
-	// The tracker closes a dialog the screen showed and no longer shows
-	// (open.id ""); the activity still says needs_confirmation, from
-	// before the answer.
-	if open.id != "" || v2.st.Activity != activity.NeedsConfirmation || !v2.st.Since.Before(ans) {
-		return
+	// The activity still says needs_confirmation, from before the answer.
+	if open.id != "" || st.Activity != activity.NeedsConfirmation || !st.Since.Before(ans) {
+		return sig, false
 	}
 	rule := v.Rule
 	if rule == "" {
 		rule = "answered"
 	}
-	s.observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + rule, Activity: v.Activity, Reason: "answered",
-		Stuck: activity.Stuck(v.Activity), At: v.At})
+	return activity.Signal{Source: activity.SourceScreen, Rule: "screen:" + rule, Activity: v.Activity, Reason: "answered",
+		Stuck: activity.Stuck(v.Activity), At: v.At}, true
+}
+
+// noteVerdict records the screen classifier's verdict v with the prompt
+// tracker and, in the same update, closes a dialog sup answered that v no
+// longer shows (screenAnswered); the activity event and the counter
+// follow when it moved the activity.
+func (s *Session) noteVerdict(v screenVerdict) {
+	sig, changed := s.prompts.noteScreen(v, s.display.answeredAt())
+	s.observed(sig, changed)
 }

@@ -60,16 +60,24 @@
 // ack facts, the answer's ack) loads one snapshot per call. No read
 // changes anything: the prompt's id is fixed by the update that changed
 // its facts, and a dialog the screen no longer shows after an answer is
-// closed by the watcher when it applies that verdict (screenSeen,
+// closed, and recorded as closed by the screen, by the update that
+// records that verdict (promptHandle.noteScreen, screenAnswered in
 // changed.go), not by the answer's gone check (AnswerAck), which reads.
+//
+// One change signal (changes, changed.go): a channel closed by every
+// publication of a snapshot and by the few changes of facts outside it
+// (the screen's text, output: factsChanged). The desk's waits and the
+// trigger's bring-back take it before they read and select on it with
+// their deadline; no change is poked by hand where it is published.
 //
 // The snapshot's invariants (asserted by TestSessionStateSnapshotStress
 // on every read, through the snapshot, State() and the socket):
 //
 //   - Versions: a reader never loads a version older than one it loaded;
-//     a snapshot's change signal (changed, a channel) is closed only once
-//     a newer version is published, so a waiter that wakes on it loads a
-//     newer one.
+//     every publication closes the change signal after it stores the
+//     snapshot and before the next one is stored, so a waiter that took
+//     the signal before it loaded version v is woken by v+1, and one that
+//     loads v+2 finds it closed.
 //   - No agent, no work: in a lifecycle without an agent (restarting,
 //     exited, halted, stopped) the activity is neither busy nor
 //     needs_confirmation, and no prompt is open (betweenRuns presents
@@ -86,8 +94,9 @@
 // is held for one read or write of what it guards:
 //
 //   - stateOwner.mu (state.go): held only inside update, around one change
-//     and its publication, so changes are published in order; nothing is
-//     taken under it and no reader takes it. A leaf.
+//     and its publication, so changes are published in order; only
+//     changes.mu (the publication's poke) is taken under it and no reader
+//     takes it.
 //   - inputRouter.mu serialises every write of bytes to the child's pty
 //     (input.go): the desk's write check (the gates, read from one
 //     snapshot, no lock) runs under it, so no key lands between the check
@@ -99,6 +108,10 @@
 //     the confirm before the Enter re-reads the gates under it.
 //   - changes.mu (changed.go): a leaf, over the change signal's channel
 //     the desk's waits select on.
+//   - Session.eventMu (observe.go): around the load, the compare and the
+//     send of one `activity` event, so events go out in version order;
+//     only the log's and the socket server's own locks (Publish does not
+//     block) are taken under it.
 //   - modelReader.mu (model.go), terminal.mu (terminal.go), queueFile.mu
 //     (the file's write path: an older snapshot is never written after a
 //     newer one) and regMu (one sessions.json write at a time): leaves.

@@ -24,7 +24,6 @@ func (s *Session) observed(sig activity.Signal, changed bool) {
 	}
 	s.counts.inc(detectionCounter(sig.Source.String()))
 	s.activityChanged()
-	s.factsChanged()
 	if sig.Source == activity.SourceHook {
 		// When the hook's hold ends the screen is read again: a verdict
 		// set aside during the hold (a prompt declined in the pane, which
@@ -45,11 +44,6 @@ func lifecycleSig(rule string, a activity.Activity, reason string, stuck bool) a
 		Reason: reason, Stuck: stuck, At: time.Now()}
 }
 
-// publishActivity is activityChanged for the watchers, which pass the
-// state their change produced: the event reads the snapshot, which holds
-// that state or a newer one.
-func (s *Session) publishActivity(activity.State) { s.activityChanged() }
-
 // activityChanged sends the `activity` event of the current snapshot —
 // once per version, never an older version after a newer one — and
 // republishes the queue facts. It changes nothing: the prompt id it sends
@@ -58,17 +52,22 @@ func (s *Session) activityChanged() {
 	if v := s.display.view(); v != nil {
 		v.activityChanged()
 	}
+	s.sendActivity()
+	s.publishQueue()
+}
+
+// sendActivity sends the current snapshot's `activity` event unless one
+// of this version or a newer one went out. The load, the compare and the
+// send are one step under eventMu: a caller that loaded an older version
+// cannot send it after another sent a newer one.
+func (s *Session) sendActivity() {
+	s.eventMu.Lock()
+	defer s.eventMu.Unlock()
 	n := s.owner.load()
-	for {
-		last := s.lastEvent.Load()
-		if n.version <= last {
-			s.publishQueue()
-			return // an event of this version or a newer one went out
-		}
-		if s.lastEvent.CompareAndSwap(last, n.version) {
-			break
-		}
+	if n.version <= s.lastEvent {
+		return // an event of this version or a newer one went out
 	}
+	s.lastEvent = n.version
 	st := n.st
 	s.log.Info("activity", "activity", string(st.Activity), "reason", st.Reason, "source", st.Source.String(), "rule", st.Rule)
 	s.publish(ipc.EventActivity, ipc.ActivityEvent{
@@ -81,7 +80,6 @@ func (s *Session) activityChanged() {
 		SkipUntil:    unixMilli(st.SkipUntil),
 		PromptID:     n.open.id,
 	})
-	s.publishQueue()
 }
 
 func unixMilli(t time.Time) int64 {
@@ -126,12 +124,8 @@ func (s *Session) hook(p ipc.HookParams) (applied bool, why string) {
 		}
 		return true
 	})
-	if p.Prompt != "" {
-		s.factsChanged() // a trigger's ack by hook reads it
-	}
 	if lifted {
 		s.activityChanged()
-		s.factsChanged()
 	}
 	if ok {
 		s.observed(sig, changed)

@@ -54,6 +54,9 @@ type promptTracker struct {
 	// the answer is acknowledged and the next prompt has its own id.
 	episodeRule string
 	answered    time.Time
+	// gone is the last dialog sup answered that the screen closed
+	// (stateOwner's noteScreen): the answer's ack says "screen" for it.
+	gone goneDialog
 	// cur is the identity given out for the open prompt.
 	cur struct {
 		since time.Time // the prompt's appearance the id belongs to
@@ -121,11 +124,11 @@ type openPrompt struct {
 	shownAt time.Time
 }
 
-// shown reports whether the screen has shown the prompt id: only then
-// does a look without it say the dialog is gone (the look before a hook's
-// dialog is drawn says nothing about it).
-func (t *promptTracker) shown(id string) bool {
-	return id != "" && t.cur.id == id && t.cur.shown
+// goneDialog is a dialog the screen showed and closed after sup's answer:
+// its prompt id and the verdict's time.
+type goneDialog struct {
+	id string
+	at time.Time
 }
 
 // open reads the open prompt given the activity tracker's state st.

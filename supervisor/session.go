@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
@@ -49,7 +48,7 @@ type Session struct {
 
 	publish func(event string, data any)
 	desk    *desk.Desk   // the trigger desk; owns its own lock
-	changes changes      // the facts' change signal the desk's waits watch (changed.go)
+	changes *changes     // the state owner's change signal the desk's waits watch (changed.go)
 	audit   *store.Audit // the audit trail the desk writes
 
 	ctrl     chan control
@@ -84,9 +83,13 @@ type Session struct {
 
 	guard *proc.Guard // nil unless Start made sup the family head; set before Run
 
-	// lastEvent is the snapshot version the last `activity` event was
-	// made from: an event is sent only for a newer one (activityChanged).
-	lastEvent atomic.Uint64
+	// eventMu is held around the load, the compare and the send of one
+	// `activity` event (sendActivity), so events go out in version order;
+	// under it only the log's and the socket server's own locks are taken
+	// (Publish does not block). lastEvent is the snapshot version the last
+	// event was made from: an event is sent only for a newer one.
+	eventMu   sync.Mutex
+	lastEvent uint64
 }
 
 // NewSession prepares a session from a resolved plan. in and out are the
@@ -109,6 +112,7 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 		audit:     store.NewAudit(paths.StateDir(plan.LookupIn(opts.Environ)), pl.Config.Limits.Audit),
 	}
 	s.agent, s.prompts = agentHandle{s.owner}, promptHandle{s.owner}
+	s.changes = &s.owner.changes
 	s.desk = desk.New(trigger.Config(pl.Config.Trigger), s.audit, deskPort{s}, log)
 	s.model = newModelReader(pl, opts.Environ, log, &s.counts)
 	s.notifier = newNotifier(s)
@@ -125,7 +129,6 @@ func (s *Session) Plan() *plan.Plan { return s.owner.load().run.plan }
 func (s *Session) setLifecycle(l string) {
 	s.runChanged(s.owner.change(func() { s.owner.run.lifecycle = l }))
 	s.publishQueue()
-	s.factsChanged()
 }
 
 // runChanged follows a change of the run loop's facts: a lifecycle without

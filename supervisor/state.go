@@ -27,19 +27,25 @@ import (
 // lifecycle from one instant with an activity from another; the desk's
 // port (trigger.go, answer.go) reads through facts and the handles below,
 // each call one snapshot. No read changes anything: the open prompt's id is fixed
-// when the facts change, in the snapshot that carries them. The snapshot's
-// invariants are doc.go's.
+// when the facts change, in the snapshot that carries them. Every
+// publication pokes the session's one change signal (changes, changed.go)
+// before update returns. The snapshot's invariants are doc.go's.
 type stateOwner struct {
 	// mu is held only inside update, around one change and the
 	// publication of the snapshot it makes: changes are applied one at a
-	// time and published in order. Nothing else is taken under it (update's
-	// func only touches the fields below), and no reader takes it.
+	// time and published in order. Nothing is taken under it (update's
+	// func only touches the fields below) but changes.mu, a leaf, and no
+	// reader takes it.
 	mu      sync.Mutex
 	run     runState
 	agent   agentFacts
 	prompts promptTracker
 
 	snap atomic.Pointer[snapshot]
+	// changes is the session's change signal: publishLocked pokes it
+	// after it stores each snapshot, and the session pokes it for facts
+	// outside the snapshot (the screen's text, output).
+	changes changes
 }
 
 // runState is the run loop's part of the facts (loop.go, spawn.go).
@@ -60,9 +66,6 @@ type runState struct {
 // after it is published: readers share it.
 type snapshot struct {
 	version uint64
-	// changed is closed when the next version is published: a waiter
-	// selects on it with its deadline instead of polling.
-	changed chan struct{}
 
 	run   runFacts
 	exits []ipc.ExitInfo // the crash tracker's history, oldest first
@@ -85,9 +88,9 @@ type snapshot struct {
 	progressAt     time.Time
 	progressWhat   string
 
-	open    openPrompt    // the open prompt's identity, fixed by the owner
-	shownID string        // the prompt id the screen has shown ("" when none)
-	screen  screenVerdict // the classifier's last verdict
+	open   openPrompt    // the open prompt's identity, fixed by the owner
+	screen screenVerdict // the classifier's last verdict
+	gone   goneDialog    // the last dialog sup answered that the screen closed (noteScreen)
 }
 
 // newStateOwner is the facts of a session that has not spawned yet,
@@ -147,7 +150,7 @@ func (n *snapshot) presents(before *snapshot) bool {
 func (o *stateOwner) publishLocked() *snapshot {
 	old := o.snap.Load()
 	r := &o.run
-	n := &snapshot{version: 1, changed: make(chan struct{}), quiet: o.agent.act.QuietWindow()}
+	n := &snapshot{version: 1, quiet: o.agent.act.QuietWindow()}
 	if old != nil {
 		n.version = old.version + 1
 	}
@@ -171,8 +174,7 @@ func (o *stateOwner) publishLocked() *snapshot {
 	}
 
 	a := &o.agent
-	st := betweenRuns(a.present(a.act.State(time.Time{})), r.lifecycle)
-	st.OperatorBusy = false // the reader's (snapshot.state)
+	st := o.presented()
 	n.st = st
 	n.draft, n.lastPrompt, n.lastPromptAt, n.lastForeground = a.draft, a.lastPrompt, a.lastPromptAt, a.lastForeground
 	if a.focused != nil {
@@ -185,16 +187,23 @@ func (o *stateOwner) publishLocked() *snapshot {
 
 	t := &o.prompts
 	n.open = t.open(st)
-	if t.cur.shown {
-		n.shownID = t.cur.id
-	}
-	n.screen = t.screen
+	n.screen, n.gone = t.screen, t.gone
 
 	o.snap.Store(n)
-	if old != nil {
-		close(old.changed)
-	}
+	// After the store: a waiter that wakes loads this version or a newer
+	// one; before the next publication (o.mu is held): a waiter that took
+	// the signal before it loaded version v is woken once v+1 is out.
+	o.changes.poke()
 	return n
+}
+
+// presented is the activity as the session presents it (snapshot.st);
+// o.mu is held.
+func (o *stateOwner) presented() activity.State {
+	a := &o.agent
+	st := betweenRuns(a.present(a.act.State(time.Time{})), o.run.lifecycle)
+	st.OperatorBusy = false // the reader's (snapshot.state)
+	return st
 }
 
 // agentRuns reports whether lifecycle l has an agent that can be busy or
@@ -244,12 +253,6 @@ type agentHandle struct{ o *stateOwner }
 // state is the presented activity at now.
 func (h agentHandle) state(now time.Time) activity.State { return h.o.load().state(now) }
 
-// progress is the loop guard's token (snapshot.progress).
-func (h agentHandle) progress() string { return h.o.load().progress() }
-
-// view reads the facts at now.
-func (h agentHandle) view(now time.Time) agentView { return h.o.load().view(now) }
-
 // withPrompt reads the facts and the open prompt's identity, from one
 // snapshot.
 func (h agentHandle) withPrompt(now time.Time) (agentView, openPrompt) {
@@ -297,9 +300,16 @@ func (h agentHandle) noteForeground(l lineLook) {
 	h.o.update(func() bool { h.o.agent.lastForeground = l; return true })
 }
 
-// stall feeds a look at the screen to the stall watch (agentFacts.stall).
+// stall feeds a look at the screen to the stall watch (agentFacts.stall);
+// changed: the activity changed. A look that is progress without changing
+// the activity publishes too: explain's progress is the snapshot's.
 func (h agentHandle) stall(now time.Time, after time.Duration, fp uint64, line string) (changed bool, st activity.State) {
-	n := h.o.update(func() bool { changed = h.o.agent.stall(now, after, fp, line); return changed })
+	n := h.o.update(func() bool {
+		at, what := h.o.agent.act.LastProgress()
+		changed = h.o.agent.stall(now, after, fp, line)
+		at2, what2 := h.o.agent.act.LastProgress()
+		return changed || !at2.Equal(at) || what2 != what
+	})
 	return changed, n.state(now)
 }
 
@@ -321,34 +331,36 @@ func (h agentHandle) skip(now time.Time, cooldown time.Duration) (st activity.St
 	return st, ok
 }
 
-// crashed starts or updates a crash episode (agentFacts.crashed).
-func (h agentHandle) crashed(at time.Time, reason, summary string) {
-	h.o.update(func() bool { h.o.agent.crashed(at, reason, summary); return true })
-}
-
-// crashOver ends the episode; it reports whether one was running.
-func (h agentHandle) crashOver() (was bool) {
-	h.o.update(func() bool { was = h.o.agent.crashOver(); return was })
-	return was
-}
-
 // promptHandle is how the session's parts read and change the prompt
 // tracker (Session.prompts).
 type promptHandle struct{ o *stateOwner }
 
-// noteScreen records a look at the screen (promptTracker.noteScreen).
-func (h promptHandle) noteScreen(v screenVerdict) (out screenVerdict) {
-	h.o.update(func() bool { out = h.o.prompts.noteScreen(v); return true })
-	return out
+// noteScreen records a look at the screen (promptTracker.noteScreen) and,
+// in the same update, what it says of a dialog sup answered at answered
+// (zero: none): when the screen showed it and no longer shows it, the
+// activity leaves needs_confirmation with the screen's verdict at once
+// (screenAnswered), and the snapshot records which dialog the screen
+// closed (gone), so that no snapshot shows the verdict without its
+// consequence. sig is that signal; changed: it moved the activity.
+func (h promptHandle) noteScreen(v screenVerdict, answered time.Time) (sig activity.Signal, changed bool) {
+	h.o.update(func() bool {
+		t := &h.o.prompts
+		id := t.cur.id // the open prompt's id in the last snapshot
+		t.noteScreen(v)
+		st := h.o.presented()
+		var ok bool
+		if sig, ok = screenAnswered(t.open(st), st, v, answered); ok {
+			changed = h.o.agent.act.Observe(sig)
+			if id != "" {
+				t.gone = goneDialog{id: id, at: v.At}
+			}
+		}
+		return true
+	})
+	return sig, changed
 }
 
 // keysIn notes keys that may answer the dialog on screen.
 func (h promptHandle) keysIn(at time.Time) {
 	h.o.update(func() bool { h.o.prompts.keysIn(at); return true })
 }
-
-// lastScreen is the classifier's last verdict.
-func (h promptHandle) lastScreen() screenVerdict { return h.o.load().screen }
-
-// shown reports whether the screen has shown the prompt id.
-func (h promptHandle) shown(id string) bool { return id != "" && h.o.load().shownID == id }

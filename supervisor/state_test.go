@@ -22,15 +22,16 @@ import (
 )
 
 // checkSnapshot asserts doc.go's snapshot invariants on n, read after
-// prev by the same reader (nil: its first read); signalled: prev's change
-// signal was closed before n was loaded.
-func checkSnapshot(prev, n *snapshot, signalled bool) error {
+// prev by the same reader (nil: its first read); signal is the change
+// signal the reader took before it loaded prev.
+func checkSnapshot(prev, n *snapshot, signal <-chan struct{}) error {
 	if prev != nil {
 		switch {
 		case n.version < prev.version:
 			return fmt.Errorf("version %d read after %d", n.version, prev.version)
-		case signalled && n.version == prev.version:
-			return fmt.Errorf("version %d's change signal closed before a newer version was published", prev.version)
+		case n.version >= prev.version+2 && !closed(signal):
+			// Version prev+1's publication poked before prev+2 was stored.
+			return fmt.Errorf("version %d read, and the change signal taken before version %d was loaded is still open", n.version, prev.version)
 		}
 	}
 	return checkFacts(n.run.lifecycle, n.st.Activity, n.st.Reason, n.open.id, childPID(n.run), 0)
@@ -125,13 +126,16 @@ func TestSessionStateSnapshotStress(t *testing.T) {
 			}
 		}()
 	}
-	var prev *snapshot
+	var (
+		prev   *snapshot
+		signal <-chan struct{}
+	)
 	reader(func() error {
 		for range 100 {
-			signalled := prev != nil && closed(prev.changed)
+			ch := s.changes.wait() // before the load, as a waiter does
 			n := s.owner.load()
-			err := checkSnapshot(prev, n, signalled)
-			prev = n
+			err := checkSnapshot(prev, n, signal)
+			prev, signal = n, ch
 			if err != nil {
 				return err
 			}
@@ -209,12 +213,13 @@ func TestSessionStateSnapshotStress(t *testing.T) {
 // ctx.Err).
 func waitFor(ctx context.Context, o *stateOwner, cond func(*snapshot) bool) {
 	for {
+		changed := o.changes.wait()
 		n := o.load()
 		if cond(n) {
 			return
 		}
 		select {
-		case <-n.changed:
+		case <-changed:
 		case <-ctx.Done():
 			return
 		}
@@ -227,11 +232,12 @@ func waitFor(ctx context.Context, o *stateOwner, cond func(*snapshot) bool) {
 // version only.
 func TestUnitStateOwnerReadsChangeNothing(t *testing.T) {
 	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
-	a, p := agentHandle{o}, promptHandle{o}
+	a := agentHandle{o}
 	o.change(func() { o.run.lifecycle, o.run.child = LifecycleRunning, &proc.Child{} })
 	t0 := time.Now()
 	a.observe(activity.Signal{Source: activity.SourceHook, Rule: "hook:PermissionRequest", Activity: activity.NeedsConfirmation,
 		Reason: "permission", Summary: "Bash: ls", Stuck: true, At: t0})
+	changed := o.changes.wait()
 	n := o.load()
 	if n.open.id == "" {
 		t.Fatal("no prompt id in the snapshot the hook's change published")
@@ -239,18 +245,18 @@ func TestUnitStateOwnerReadsChangeNothing(t *testing.T) {
 	for range 100 {
 		a.state(time.Now())
 		a.withPrompt(time.Now())
-		p.lastScreen()
-		p.shown(n.open.id)
+		n.view(time.Now())
+		n.progress()
 	}
-	if o.load() != n || closed(n.changed) {
+	if o.load() != n || closed(changed) {
 		t.Fatalf("reads published version %d after %d", o.load().version, n.version)
 	}
 	if a.setDraft(""); o.load() != n {
 		t.Fatal("an unchanged draft published a version")
 	}
 	a.setDraft("half a line")
-	if m := o.load(); m.version != n.version+1 || !closed(n.changed) || m.open.id != n.open.id {
-		t.Fatalf("a draft: version %d (want %d), signal closed %v, id %s (want %s)", m.version, n.version+1, closed(n.changed), m.open.id, n.open.id)
+	if m := o.load(); m.version != n.version+1 || !closed(changed) || m.open.id != n.open.id {
+		t.Fatalf("a draft: version %d (want %d), signal closed %v, id %s (want %s)", m.version, n.version+1, closed(changed), m.open.id, n.open.id)
 	}
 }
 

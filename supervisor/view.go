@@ -22,7 +22,7 @@ type view struct {
 	replies *termreply.Responder
 	model   *screen.Model
 	kick    chan struct{} // the model caught up: time to look
-	// activity: the tracker's state changed (publishActivity); the stall
+	// activity: the tracker's state changed (activityChanged); the stall
 	// watch, parked while the agent is not busy, looks whether to resume.
 	activity       chan struct{}
 	title          atomic.Pointer[string]

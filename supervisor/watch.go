@@ -114,9 +114,7 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			}
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
-			if s.agent.setDraft(res.Draft) {
-				s.factsChanged() // a deferred trigger may go now
-			}
+			s.agent.setDraft(res.Draft) // a change publishes: a deferred trigger may go now
 			if !res.Matched {
 				// The fallback is for packs only (specs/detection.md).
 				if wait := w.modelLook(snap, classify.Salient(snap)); wait > 0 {
@@ -273,8 +271,7 @@ func (w *watcher) noteScreen(res classify.Result, pack *classify.Pack, snap scre
 	if !res.Matched {
 		v.Activity = activity.Unknown
 	}
-	w.s.prompts.noteScreen(v)
-	w.s.screenSeen(v) // an answered dialog gone; then the desk's waits look again
+	w.s.noteVerdict(v) // an answered dialog gone moves the activity in the same update
 	return now
 }
 
@@ -290,8 +287,7 @@ func (w *watcher) modelLook(snap screen.Snapshot, salient string) time.Duration 
 		if st.Source == activity.SourceModel {
 			s.counts.inc(detectionCounter(st.Source.String()))
 		}
-		s.publishActivity(st)
-		s.factsChanged()
+		s.activityChanged()
 	}
 	if ask {
 		s.model.ask(hash, snap.Text, s.display.lookAgain)
@@ -381,8 +377,7 @@ func (w *watcher) stall(status activity.StatusLines, after time.Duration) {
 			s.log.Info("stall_lifted", "by", "screen", "new_line", lastAdded)
 		}
 		if changed {
-			s.publishActivity(st)
-			s.factsChanged()
+			s.activityChanged()
 		}
 	}
 }
