@@ -38,6 +38,7 @@ type stateOwner struct {
 	run     runState
 	agent   agentFacts
 	prompts promptTracker
+	held    bool // the watcher holds classification (setHeld)
 
 	snap atomic.Pointer[snapshot]
 }
@@ -88,6 +89,10 @@ type snapshot struct {
 	open    openPrompt    // the open prompt's identity, fixed by the owner
 	shownID string        // the prompt id the screen has shown ("" when none)
 	screen  screenVerdict // the classifier's last verdict
+	// held: the watcher holds classification while a desynced screen is
+	// read again (screen.Hold): screen is a verdict on a screen that may
+	// be gone, and the desk's gates do not trust it (gatesOf).
+	held bool
 }
 
 // newStateOwner is the facts of a session that has not spawned yet,
@@ -112,6 +117,18 @@ func newStateOwner(pl *plan.Plan, size pty.Winsize, resumeID string) *stateOwner
 
 // load is the current snapshot.
 func (o *stateOwner) load() *snapshot { return o.snap.Load() }
+
+// setHeld says whether the watcher holds classification (snapshot.held),
+// and reports whether that changed.
+func (o *stateOwner) setHeld(on bool) bool {
+	changed := false
+	o.update(func() bool {
+		changed = o.held != on
+		o.held = on
+		return changed
+	})
+	return changed
+}
 
 // update applies change to the facts and, when it reports a change,
 // publishes the next snapshot. It returns the snapshot that holds the
@@ -180,6 +197,7 @@ func (o *stateOwner) publishLocked() *snapshot {
 		n.focused, n.focusedAt = &f, a.focusedAt
 	}
 	n.lastWord = a.act.LastWord()
+	n.held = o.held
 	n.signals = a.act.Last()
 	n.progressAt, n.progressWhat = a.act.LastProgress()
 

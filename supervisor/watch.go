@@ -62,6 +62,14 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 	// "Classification waits for a whole screen"); line mode's kernel
 	// verdict does not read the screen and lineLook skips its screen part.
 	var hold screen.Hold
+	// The hold is published (snapshot.held) so the desk's gates do not
+	// trust the verdict from before it; a watcher that ends (its child
+	// did) ends its hold.
+	defer func() {
+		if s.owner.setHeld(false) {
+			s.factsChanged()
+		}
+	}()
 	// trim gives the heap's free pages back once looks stop (heapTrim):
 	// armed by every look, so it fires once after a burst, never while
 	// nothing happens.
@@ -104,9 +112,13 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 				recheck.Reset(frameRetry)
 				continue
 			}
-			if ok, began, held := hold.Look(snap, time.Now()); !ok {
+			ok, began, held := hold.Look(snap, time.Now())
+			if !ok {
 				if began {
 					s.log.Info("classify_held", "reason", "screen desynced after a gap", "offset", snap.Offset)
+					if s.owner.setHeld(true) {
+						s.factsChanged() // a trigger between its paste and its Enter looks again
+					}
 				}
 				continue // the model's next OnIdle looks again
 			} else if held > 0 {
@@ -114,6 +126,11 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			}
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
+			if held > 0 && s.owner.setHeld(false) {
+				// After the verdict on the whole screen: the gates never
+				// see the one from before the flood as current.
+				s.factsChanged()
+			}
 			if s.agent.setDraft(res.Draft) {
 				s.factsChanged() // a deferred trigger may go now
 			}
