@@ -74,6 +74,10 @@ type snapshot struct {
 	// depends on the reader's now (state).
 	st    activity.State
 	quiet time.Duration // the tracker's quiet window, for OperatorBusy
+	// held: the watcher holds classification while a desynced screen is
+	// read again (screen.Hold): screen is a verdict on a screen that may
+	// be gone, and the desk's gates do not trust it (gatesOf).
+	held bool
 
 	draft          string
 	lastPrompt     string
@@ -89,10 +93,6 @@ type snapshot struct {
 	open    openPrompt    // the open prompt's identity, fixed by the owner
 	shownID string        // the prompt id the screen has shown ("" when none)
 	screen  screenVerdict // the classifier's last verdict
-	// held: the watcher holds classification while a desynced screen is
-	// read again (screen.Hold): screen is a verdict on a screen that may
-	// be gone, and the desk's gates do not trust it (gatesOf).
-	held bool
 }
 
 // newStateOwner is the facts of a session that has not spawned yet,

@@ -126,11 +126,6 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 			}
 			res = pack.Classify(snap)
 			at = w.noteScreen(res, pack, snap)
-			if held > 0 && s.owner.setHeld(false) {
-				// After the verdict on the whole screen: the gates never
-				// see the one from before the flood as current.
-				s.factsChanged()
-			}
 			if s.agent.setDraft(res.Draft) {
 				s.factsChanged() // a deferred trigger may go now
 			}
@@ -139,8 +134,10 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 				if wait := w.modelLook(snap, classify.Salient(snap)); wait > 0 {
 					recheck.Reset(wait)
 				}
+				w.unhold(held)
 				continue
 			}
+			w.unhold(held)
 			if res.Activity != activity.NeedsConfirmation {
 				s.model.forget() // a rule reads this screen: no reading of it
 			}
@@ -441,4 +438,13 @@ func (t *memTrim) trim() bool {
 	metrics.Read(t.sample)
 	t.last = t.sample[0].Value.Uint64()
 	return true
+}
+
+// unhold ends the published hold when this look ended it (held > 0),
+// after the verdict on the whole screen was applied (noteScreen): the
+// desk's gates never see the verdict from before the flood as current.
+func (w *watcher) unhold(held time.Duration) {
+	if held > 0 && w.s.owner.setHeld(false) {
+		w.s.factsChanged()
+	}
 }
