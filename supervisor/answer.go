@@ -155,9 +155,11 @@ func (p deskPort) Prompt(now time.Time) desk.Prompt {
 	s := p.s
 	n := s.owner.load() // one snapshot: the activity, the prompt's id and the screen's verdict of one version
 	pl := n.run.plan
-	pr := s.promptOf(n.view(now).st, n.open, n.screen, pl)
+	v := n.view(now)
+	pr := s.promptOf(v.st, n.open, n.screen, pl)
 	d := desk.Prompt{ID: pr.id, Activity: string(pr.st.Activity), Summary: pr.st.Summary, Detail: pr.st.Detail, Reason: pr.st.Reason, Rule: pr.st.Rule,
-		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name}
+		Since: gateSince(pr), ShownAt: pr.shownAt, Dialog: pr.kind, Profile: pl.Profile.Name, Name: pl.Name,
+		Gates: p.gatesFrom(n, v), BracketedPaste: p.bracketedPaste()}
 	if pr.keys != nil {
 		d.Keys = pr.deskKeys()
 	}

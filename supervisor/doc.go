@@ -105,7 +105,13 @@
 //     is not held across a trigger's or an answer's submit delay:
 //     inputRouter.writing, taken before it, keeps sup's writes (paste,
 //     delay, Enter) one at a time while the pane's keys go through, and
-//     the confirm before the Enter re-reads the gates under it.
+//     the confirm before the Enter re-reads the gates under it; it sees a
+//     key in the delay by the count of routed keys (inputRouter.typed),
+//     never by a key's stamp (stamped at the read, routed later). Taken
+//     under it by the check and the confirm: the desk's lock
+//     (inputRouter.mu → Desk.mu, a trigger's Desk.open) and the screen's
+//     (inputRouter.mu → modelReader.mu and the screen model's lock, an
+//     answer's Prompt); none of them takes inputRouter.mu.
 //   - changes.mu (changed.go): a leaf, over the change signal's channel
 //     the desk's waits select on.
 //   - Session.eventMu (observe.go): around the load, the compare and the
@@ -116,7 +122,8 @@
 //     (the file's write path: an older snapshot is never written after a
 //     newer one) and regMu (one sessions.json write at a time): leaves.
 //   - the desk's lock guards its queue and is never held while calling
-//     the session (deskPort), so it has no order with any of these.
+//     the session (deskPort); its one order is under inputRouter.mu (a
+//     trigger's check), never around it.
 //
 // The session's counters (counters.go) are atomics in a sync.Map; the
 // display's output clock and view are atomics (view.go).

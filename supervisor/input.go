@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/proc"
@@ -24,7 +25,14 @@ const maxPending = 64 << 10
 // answer's the lock itself is not held across the submit delay, so the
 // human's keys are not held back by it (issue 29): a key that lands
 // between a paste and its Enter is seen by their confirm, which withholds
-// the Enter.
+// the Enter. What the confirm compares is typed, a count bumped under mu
+// as the human's keys are routed, never a key's timestamp: a key is
+// stamped when the pane's read returns and routed later, so a stamp
+// older than the paste can land after it (review of issue 29, finding 1).
+//
+// Lock order: writing → mu → (check and confirm run under mu) the desk's
+// Desk.mu (a trigger's check, Desk.open) and the screen's locks
+// (modelReader.mu and the screen model's, an answer's Prompt).
 type inputRouter struct {
 	writing sync.Mutex // one write of sup's at a time, delay included; taken before mu
 	mu      sync.Mutex
@@ -32,15 +40,23 @@ type inputRouter struct {
 	keys    chan byte // non-nil while a prompt waits for keys
 	pending []byte
 	ended   bool // piped input reached its end; each child is told so
+	// typed counts the routes that carried a key of the human's (bumped
+	// under mu, read atomically): a confirm that sees it moved since its
+	// check knows a key landed between the paste and its Enter.
+	typed atomic.Uint64
 	// sleep sleeps the submit delay (time.Sleep when nil; a test holds
 	// the write in its delay with it).
 	sleep func(time.Duration)
 }
 
-// route delivers bytes read from the pane.
-func (r *inputRouter) route(p []byte) {
+// route delivers bytes read from the pane; operator: they carry a key of
+// the human's (not only the terminal's reports), counted in typed.
+func (r *inputRouter) route(p []byte, operator bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if operator {
+		r.typed.Add(1)
+	}
 	switch {
 	case r.master != nil:
 		r.master.Write(p) // Best effort: the child may be exiting.

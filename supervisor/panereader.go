@@ -80,7 +80,7 @@ func (r *paneReader) deliver(toks []paneinput.Token, now time.Time) {
 		r.s.keyPressed(now, interrupt)
 	}
 	if len(r.out) > 0 {
-		r.s.in.route(r.out)
+		r.s.in.route(r.out, operator)
 	}
 	if d, ok := r.tok.Deadline(); ok {
 		r.timer.Reset(max(time.Until(d), 0))

@@ -40,6 +40,7 @@ type stateOwner struct {
 	run     runState
 	agent   agentFacts
 	prompts promptTracker
+	held    bool // the watcher holds classification (setHeld)
 
 	snap atomic.Pointer[snapshot]
 	// changes is the session's change signal: publishLocked pokes it
@@ -76,6 +77,10 @@ type snapshot struct {
 	// depends on the reader's now (state).
 	st    activity.State
 	quiet time.Duration // the tracker's quiet window, for OperatorBusy
+	// held: the watcher holds classification while a desynced screen is
+	// read again (screen.Hold): screen is a verdict on a screen that may
+	// be gone, and the desk's gates do not trust it (gatesOf).
+	held bool
 
 	draft          string
 	lastPrompt     string
@@ -115,6 +120,18 @@ func newStateOwner(pl *plan.Plan, size pty.Winsize, resumeID string) *stateOwner
 
 // load is the current snapshot.
 func (o *stateOwner) load() *snapshot { return o.snap.Load() }
+
+// setHeld says whether the watcher holds classification (snapshot.held),
+// and reports whether that changed.
+func (o *stateOwner) setHeld(on bool) bool {
+	changed := false
+	o.update(func() bool {
+		changed = o.held != on
+		o.held = on
+		return changed
+	})
+	return changed
+}
 
 // update applies change to the facts and, when it reports a change,
 // publishes the next snapshot. It returns the snapshot that holds the
@@ -182,6 +199,7 @@ func (o *stateOwner) publishLocked() *snapshot {
 		n.focused, n.focusedAt = &f, a.focusedAt
 	}
 	n.lastWord = a.act.LastWord()
+	n.held = o.held
 	n.signals = a.act.Last()
 	n.progressAt, n.progressWhat = a.act.LastProgress()
 

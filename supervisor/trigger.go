@@ -29,9 +29,14 @@ func (p deskPort) Facts(now time.Time) desk.Facts {
 	s := p.s
 	n := s.owner.load()
 	v := n.view(now)
-	dv := s.display.view()
-	return desk.Facts{Gates: gatesOf(n.run, v), Ack: p.ackOf(n.run, v), Progress: n.progress(), Envelope: n.run.plan.Profile.EnvelopeOn(),
-		BracketedPaste: dv != nil && dv.bracketedPaste.Load()}
+	return desk.Facts{Gates: p.gatesFrom(n, v), Ack: p.ackOf(n.run, v), Progress: n.progress(), Envelope: n.run.plan.Profile.EnvelopeOn(),
+		BracketedPaste: p.bracketedPaste()}
+}
+
+// bracketedPaste: the agent asked for bracketed paste (xterm mode 2004).
+func (p deskPort) bracketedPaste() bool {
+	dv := p.s.display.view()
+	return dv != nil && dv.bracketedPaste.Load()
 }
 
 // gates: the operator is busy while typing (the quiet window) or while a
@@ -40,14 +45,28 @@ func (p deskPort) Facts(now time.Time) desk.Facts {
 // lifecycle and the activity of one version.
 func (p deskPort) gates(now time.Time) desk.Gates {
 	n := p.s.owner.load()
-	return gatesOf(n.run, n.view(now))
+	return p.gatesFrom(n, n.view(now))
 }
 
-func gatesOf(f runFacts, v agentView) desk.Gates {
+// gatesFrom: n's gates (v its view), with the count of the human's keys
+// routed so far (Gates.Keys; exact under the input lock, where a write's
+// check and confirm read it).
+func (p deskPort) gatesFrom(n *snapshot, v agentView) desk.Gates {
+	g := gatesOf(n.run, v, n.held)
+	g.Keys = p.s.in.typed.Load()
+	return g
+}
+
+// gatesOf: the gates of the run's facts f and the agent's view v; held:
+// the watcher holds classification while a desynced screen is read
+// again, so the last verdict may describe a screen that is gone.
+func gatesOf(f runFacts, v agentView, held bool) desk.Gates {
 	st, running, lifecycle := v.st, f.child != nil, f.lifecycle
 	// Unknown is never deliverable: a screen no rule recognises may be a
-	// dialog, and a paste with an Enter would answer it.
-	prompting := running && (st.Activity == activity.NeedsConfirmation || st.Activity == activity.Unknown)
+	// dialog, and a paste with an Enter would answer it. Nor is a screen
+	// not whole yet (held): the verdict from before the flood may say
+	// ready over a dialog the flood drew.
+	prompting := running && (st.Activity == activity.NeedsConfirmation || st.Activity == activity.Unknown || held)
 	g := desk.Gates{
 		OperatorBusy: v.operatorBusy(),
 		LastKey:      st.LastInputAt,
@@ -72,6 +91,8 @@ func gatesOf(f runFacts, v agentView) desk.Gates {
 	switch {
 	case lifecycle == LifecycleStarting || !running:
 		g.AgentWhy = "the agent is starting"
+	case held:
+		g.AgentWhy = "the screen is not whole yet (a flood is being read again)"
 	case st.Activity == activity.Busy:
 		g.AgentWhy = "the agent is busy (mid-turn)"
 	case st.Activity == activity.NeedsConfirmation:

@@ -62,6 +62,14 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 	// "Classification waits for a whole screen"); line mode's kernel
 	// verdict does not read the screen and lineLook skips its screen part.
 	var hold screen.Hold
+	// The hold is published (snapshot.held) so the desk's gates do not
+	// trust the verdict from before it; a watcher that ends (its child
+	// did) ends its hold.
+	defer func() {
+		if s.owner.setHeld(false) {
+			s.factsChanged()
+		}
+	}()
 	// trim gives the heap's free pages back once looks stop (heapTrim):
 	// armed by every look, so it fires once after a burst, never while
 	// nothing happens.
@@ -104,9 +112,13 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 				recheck.Reset(frameRetry)
 				continue
 			}
-			if ok, began, held := hold.Look(snap, time.Now()); !ok {
+			ok, began, held := hold.Look(snap, time.Now())
+			if !ok {
 				if began {
 					s.log.Info("classify_held", "reason", "screen desynced after a gap", "offset", snap.Offset)
+					if s.owner.setHeld(true) {
+						s.factsChanged() // a trigger between its paste and its Enter looks again
+					}
 				}
 				continue // the model's next OnIdle looks again
 			} else if held > 0 {
@@ -120,8 +132,10 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 				if wait := w.modelLook(snap, classify.Salient(snap)); wait > 0 {
 					recheck.Reset(wait)
 				}
+				w.unhold(held)
 				continue
 			}
+			w.unhold(held)
 			if res.Activity != activity.NeedsConfirmation {
 				s.model.forget() // a rule reads this screen: no reading of it
 			}
@@ -419,4 +433,13 @@ func (t *memTrim) trim() bool {
 	metrics.Read(t.sample)
 	t.last = t.sample[0].Value.Uint64()
 	return true
+}
+
+// unhold ends the published hold when this look ended it (held > 0),
+// after the verdict on the whole screen was applied (noteScreen): the
+// desk's gates never see the verdict from before the flood as current.
+func (w *watcher) unhold(held time.Duration) {
+	if held > 0 && w.s.owner.setHeld(false) {
+		w.s.factsChanged()
+	}
 }

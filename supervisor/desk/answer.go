@@ -34,6 +34,12 @@ type Prompt struct {
 	Keys *Keys
 	// Profile and Name, for the refusals' messages.
 	Profile, Name string
+	// Gates and BracketedPaste are the gates and the paste setting of the
+	// same read of the session's facts: an answer's check and confirm
+	// judge the prompt and the human's keys at one version (review of
+	// issue 29, finding 7).
+	Gates          Gates
+	BracketedPaste bool
 }
 
 // Keys are the keys that answer one open dialog, as data: the session
@@ -173,11 +179,13 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 	var submit bool
 	// check runs under the session's input lock, right before the write:
 	// no key from the human and no other write can come between it and
-	// the answer's keys.
-	check := func(g Gates) error {
-		now := time.Now()
-		a.pr = d.sess.Prompt(now)
+	// the answer's keys. It reads the prompt and the gates of one
+	// snapshot (Prompt), not the gates Write read apart from it.
+	var keysAt uint64 // the human's keys routed when the answer's keys went (Gates.Keys)
+	check := func() error {
+		a.pr = d.sess.Prompt(time.Now())
 		pr := a.pr
+		g := pr.Gates
 		switch {
 		case a.p.Expect != "" && a.p.Expect != pr.ID && pr.ID == "":
 			return ipc.Errorf(ipc.CodePromptChanged, "answer: prompt %s is gone (activity %s); nothing typed", a.p.Expect, pr.Activity)
@@ -194,7 +202,7 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		}
 		keys, submit, a.option, a.mode = c.Keys, sub, c.Option, c.Mode
 		if submit {
-			if keys, err = d.answerText(keys, d.sess.Facts(now).BracketedPaste); err != nil {
+			if keys, err = d.answerText(keys, pr.BracketedPaste); err != nil {
 				return err
 			}
 		}
@@ -206,24 +214,29 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		if busy && !a.ov.Requested {
 			return ipc.Errorf(ipc.CodeOperatorBusy, "answer: the human is answering in %s's pane (a key since the prompt appeared, or a draft); nothing typed (--force with an override reason answers anyway)", pr.Name)
 		}
+		keysAt = g.Keys
 		return nil
 	}
-	var typedAt time.Time
-	written, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
-		if err := check(g); err != nil {
+	written, err := d.sess.Write(c, func(Gates) ([]byte, bool, error) {
+		if err := check(); err != nil {
 			return nil, false, err
 		}
-		a.typed, typedAt = true, time.Now()
+		a.typed = true
 		return []byte(keys), submit, nil
-	}, func(g Gates) error {
+	}, func(Gates) error {
 		// A text answer's Enter, after the submit delay: the human's keys
 		// are not held back by it, and one typed meanwhile sits with the
-		// text, which an Enter now would send as theirs.
+		// text, which an Enter now would send as theirs; a dialog that
+		// replaced the one answered would take the Enter as its own
+		// answer. One read: the prompt and the gates of one snapshot.
+		pr := d.sess.Prompt(time.Now())
 		switch {
-		case g.LastKey.After(typedAt):
+		case pr.Gates.Keys != keysAt:
 			return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
-		case g.Stopped:
+		case pr.Gates.Stopped:
 			return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
+		case pr.ID != a.pr.ID:
+			return fmt.Errorf("%w: the prompt changed (answered %s, now %s)", ErrSubmitWithheld, a.pr.ID, promptName(pr.ID))
 		}
 		return nil
 	})
@@ -381,4 +394,12 @@ func (a *answering) book(r ipc.AnswerResult, err error) {
 	}
 	a.d.log.Info("answer", "outcome", rec.Outcome, "error_code", rec.ErrorCode, "prompt_id", rec.PromptID, "choice", rec.Choice,
 		"acked_by", rec.AckedBy, "caller", a.caller.Label(), "requester", rec.Requester, "gate", rec.CollisionGate)
+}
+
+// promptName is a prompt id for a message: "none" when no prompt is open.
+func promptName(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return id
 }

@@ -165,9 +165,41 @@ func TestAnswer(t *testing.T) {
 		p:    ipc.AnswerParams{Choice: "keep them"},
 		setup: func(f *fakePort) {
 			f.prompt = question()
-			f.during = func(f *fakePort) { f.set(func(f *fakePort) { f.facts.Gates.LastKey = time.Now() }) }
+			f.during = func(f *fakePort) {
+				f.set(func(f *fakePort) { f.facts.Gates.LastKey, f.facts.Gates.Keys = time.Now(), 1 })
+			}
 		},
 		code: ipc.CodeSubmitWithheld, msg: "the human typed in the pane between the text and its Enter", writes: "[keep them]", outcome: "failed",
+	}, {
+		// Review of issue 29, finding 1: the key's stamp is older than
+		// the text (read before it, routed after it).
+		name: "a key read before a text answer but routed in its delay withholds the Enter",
+		p:    ipc.AnswerParams{Choice: "keep them"},
+		setup: func(f *fakePort) {
+			f.prompt = question()
+			f.during = func(f *fakePort) {
+				f.set(func(f *fakePort) { f.facts.Gates.LastKey, f.facts.Gates.Keys = time.Now().Add(-time.Second), 1 })
+			}
+		},
+		code: ipc.CodeSubmitWithheld, msg: "the human typed in the pane between the text and its Enter", writes: "[keep them]", outcome: "failed",
+	}, {
+		// Review of issue 29, finding 3: the Enter would answer the
+		// dialog that replaced the question.
+		name: "a dialog replacing the question in a text answer's delay withholds the Enter",
+		p:    ipc.AnswerParams{Choice: "keep them"},
+		setup: func(f *fakePort) {
+			f.prompt = question()
+			f.during = func(f *fakePort) { f.set(func(f *fakePort) { f.prompt = permission() }) }
+		},
+		code: ipc.CodeSubmitWithheld, msg: "the prompt changed (answered q1, now p1) between the text and its Enter", writes: "[keep them]", outcome: "failed",
+	}, {
+		name: "the question gone in a text answer's delay withholds the Enter",
+		p:    ipc.AnswerParams{Choice: "keep them"},
+		setup: func(f *fakePort) {
+			f.prompt = question()
+			f.during = func(f *fakePort) { f.set(func(f *fakePort) { f.prompt = Prompt{Activity: "ready"} }) }
+		},
+		code: ipc.CodeSubmitWithheld, msg: "the prompt changed (answered q1, now none)", writes: "[keep them]", outcome: "failed",
 	}, {
 		name:  "text of control characters only",
 		p:     ipc.AnswerParams{Choice: "\x1b\x07"},

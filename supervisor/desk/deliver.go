@@ -258,10 +258,16 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 		facts := d.sess.Facts(writeAt)
 		payload := paste(j.text, facts.BracketedPaste)
 		j.foreground, j.outBefore = facts.Ack.Foreground, facts.Ack.OutputBytes // a line-mode ack and the loop guard compare against them
+		// keys: the human's keys routed so far, read in check under the
+		// input lock right before the paste (after any write ahead of
+		// this one): a key routed by the confirm moved it, whatever its
+		// stamp (a key read before the paste is booked after it).
+		var keys uint64
 		submitAt, err := d.sess.Write(c, func(g Gates) ([]byte, bool, error) {
 			if !d.open(j, waitFrom, g) {
 				return nil, false, ErrGateClosed
 			}
+			keys = g.Keys
 			return []byte(payload), true, nil
 		}, func(g Gates) error {
 			// The paste's own text is a draft now, and its echo is
@@ -273,7 +279,7 @@ func (d *Desk) deliver(j *job) ipc.TriggerResult {
 				return fmt.Errorf("%w: %s", ErrSubmitWithheld, g.AgentWhy)
 			case g.Stopped:
 				return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
-			case g.LastKey.After(writeAt):
+			case g.Keys != keys:
 				return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
 			}
 			return nil

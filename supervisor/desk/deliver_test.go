@@ -240,9 +240,36 @@ func TestDeliver(t *testing.T) {
 	}, {
 		name: "the human typing in the submit delay withholds the Enter",
 		setup: func(f *fakePort) {
-			f.during = func(f *fakePort) { f.set(func(f *fakePort) { f.facts.Gates.LastKey = time.Now() }) }
+			f.during = func(f *fakePort) {
+				f.set(func(f *fakePort) { f.facts.Gates.LastKey, f.facts.Gates.Keys = time.Now(), 1 })
+			}
 		},
 		result: ipc.OutcomeFailed, code: ipc.CodeSubmitWithheld, attempts: 1, msg: "the human typed in the pane", writes: `[hello world]`,
+	}, {
+		// The pane's read stamps a key when it returns; it is routed
+		// later: a key read before the paste lands after it (review of
+		// issue 29, finding 1).
+		name: "a key read before the paste but routed in its delay withholds the Enter",
+		setup: func(f *fakePort) {
+			f.during = func(f *fakePort) {
+				f.set(func(f *fakePort) { f.facts.Gates.LastKey, f.facts.Gates.Keys = time.Now().Add(-time.Second), 1 })
+			}
+		},
+		result: ipc.OutcomeFailed, code: ipc.CodeSubmitWithheld, attempts: 1, msg: "the human typed in the pane", writes: `[hello world]`,
+	}, {
+		// A key routed before the check (while the write waited its turn
+		// behind another of sup's) is before the paste, whatever the
+		// clock said when the desk began the attempt.
+		name: "a key routed before the paste does not withhold its Enter",
+		p:    ipc.TriggerParams{TriggerID: "t1", Prompt: "hello world", Envelope: &off, ForceOverride: true, OverrideReason: "human_override: now"},
+		setup: func(f *fakePort) {
+			f.atCheck = func(f *fakePort) {
+				f.facts.Gates.LastKey, f.facts.Gates.Keys = time.Now().Add(time.Millisecond), 1
+				f.facts.Gates.OperatorBusy = true
+			}
+			f.enter = busy
+		},
+		result: ipc.OutcomeDelivered, ackedBy: "activity", writes: `[hello world]\r`, gate: trigger.GateBypassed,
 	}, {
 		name: "the human's draft after the paste does not withhold it",
 		setup: func(f *fakePort) {

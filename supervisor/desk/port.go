@@ -112,12 +112,20 @@ type Gates struct {
 	// (AnswerBusy) counts only keys after the prompt appeared.
 	LastKey time.Time
 	Draft   bool
+	// Keys counts the human's keys routed into the session so far (read
+	// under the input lock in a write's check and confirm): a confirm that
+	// sees it moved since its check knows a key landed between the paste
+	// and its Enter. Never LastKey for that: a key is stamped when the
+	// pane's read returns and routed later, so its stamp can be older
+	// than a paste it lands after.
+	Keys uint64
 	// AgentBusy: mid-turn, a prompt or dialog open, the screen not
-	// recognised (unknown is never safe to type into), or the first
-	// child not started yet.
+	// recognised (unknown is never safe to type into) or not whole (the
+	// watcher holds classification while a flood is read again), or the
+	// first child not started yet.
 	AgentBusy bool
 	// Prompting: of those, a prompt or dialog is open or the screen is
-	// not recognised: an Enter now would answer something.
+	// not recognised or not whole: an Enter now might answer something.
 	Prompting bool
 	Stopped   bool // sup is stopping: nothing will be delivered
 	// Question: the agent's finished turn asked the human this (reason

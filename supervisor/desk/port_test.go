@@ -225,7 +225,9 @@ func (f *fakePort) count(n *int) int {
 func (f *fakePort) Prompt(time.Time) Prompt {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.prompt
+	pr := f.prompt
+	pr.Gates, pr.BracketedPaste = f.facts.Gates, f.facts.BracketedPaste
+	return pr
 }
 
 func (f *fakePort) AnswerAck(id string, written time.Time) (string, string) {
