@@ -3,7 +3,7 @@
 package supervisor
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -19,30 +19,32 @@ import (
 // deadline instead of polling. A waiter takes the channel (wait) before
 // it reads the facts, so a change between its read and its select is
 // never missed. The channel is made only when someone waits: a change
-// nobody waits for costs a lock and a nil check.
+// nobody waits for costs one atomic swap. No lock: a waiter installs a
+// channel with a compare-and-swap, a poke swaps it out and closes it, so
+// a waiter either holds the channel the next poke closes or installs one
+// after it.
 type changes struct {
-	mu sync.Mutex // a leaf: guards ch only
-	ch chan struct{}
+	ch atomic.Pointer[chan struct{}]
 }
 
 // wait is the channel the next change closes.
 func (c *changes) wait() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch == nil {
-		c.ch = make(chan struct{})
+	for {
+		if p := c.ch.Load(); p != nil {
+			return *p
+		}
+		ch := make(chan struct{})
+		if c.ch.CompareAndSwap(nil, &ch) {
+			return ch
+		}
 	}
-	return c.ch
 }
 
 // poke says that the facts changed: every waiter looks again.
 func (c *changes) poke() {
-	c.mu.Lock()
-	if c.ch != nil {
-		close(c.ch)
-		c.ch = nil
+	if p := c.ch.Swap(nil); p != nil {
+		close(*p)
 	}
-	c.mu.Unlock()
 }
 
 // factsChanged is the poke for a change of facts outside the snapshot

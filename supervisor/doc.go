@@ -94,9 +94,9 @@
 // is held for one read or write of what it guards:
 //
 //   - stateOwner.mu (state.go): held only inside update, around one change
-//     and its publication, so changes are published in order; only
-//     changes.mu (the publication's poke) is taken under it and no reader
-//     takes it.
+//     and its publication, so changes are published in order; nothing is
+//     taken under it (the publication's poke of the change signal is an
+//     atomic swap) and no reader takes it.
 //   - inputRouter.mu serialises every write of bytes to the child's pty
 //     (input.go): the desk's write check (the gates, read from one
 //     snapshot, no lock) runs under it, so no key lands between the check
@@ -112,8 +112,6 @@
 //     (inputRouter.mu → Desk.mu, a trigger's Desk.open) and the screen's
 //     (inputRouter.mu → modelReader.mu and the screen model's lock, an
 //     answer's Prompt); none of them takes inputRouter.mu.
-//   - changes.mu (changed.go): a leaf, over the change signal's channel
-//     the desk's waits select on.
 //   - Session.eventMu (observe.go): around the load, the compare and the
 //     send of one `activity` event, so events go out in version order;
 //     only the log's and the socket server's own locks (Publish does not

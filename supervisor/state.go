@@ -34,8 +34,8 @@ type stateOwner struct {
 	// mu is held only inside update, around one change and the
 	// publication of the snapshot it makes: changes are applied one at a
 	// time and published in order. Nothing is taken under it (update's
-	// func only touches the fields below) but changes.mu, a leaf, and no
-	// reader takes it.
+	// func only touches the fields below; the poke of the change signal
+	// is an atomic swap) and no reader takes it.
 	mu      sync.Mutex
 	run     runState
 	agent   agentFacts
