@@ -23,9 +23,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -74,6 +76,10 @@ type Server struct {
 	port   string
 	tls    bool
 	index  *template.Template
+
+	uid      int                // the only uid served on loopback
+	ident    *caller.Identifier // names an agent's session for a refusal
+	refusals *refusalLog
 }
 
 // ListenError is a bad --listen/--allow-remote/--tls-* combination.
@@ -139,6 +145,10 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, listenErr("--listen %s: the port is in use: another sup web may be running (its URL is in the pane that started it); --listen %s picks a free port",
+			cfg.Listen, net.JoinHostPort(host, "0"))
+	}
 	if err != nil {
 		return nil, listenErr("--listen %s: %v", cfg.Listen, err)
 	}
@@ -150,10 +160,10 @@ func New(cfg Config) (*Server, error) {
 	// interface (allowHostName): a browser sends Host 0.0.0.0 for a page of
 	// any site that reaches http://0.0.0.0:PORT, which Linux routes here.
 	s.allowHostName(host)
-	ln = &ownerListener{Listener: ln, uid: os.Getuid(), refuse: func(c net.Conn, why string) {
-		cfg.Log.Warn("web: refused a connection of another user", "client", c.RemoteAddr().String(), "why", why)
-		c.Close()
-	}}
+	s.uid = os.Getuid()
+	s.ident = &caller.Identifier{RuntimeDir: cfg.Fleet.RuntimeDir}
+	s.refusals = &refusalLog{log: cfg.Log, now: cfg.Now, interval: time.Second}
+	ln = &ownerListener{Listener: ln, check: s.checkPeer}
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
@@ -252,6 +262,7 @@ func (s *Server) Run(ctx context.Context) error {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext:       withConn,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
@@ -322,6 +333,10 @@ func (s *Server) headers(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
+		if msg := refusedBy(r); msg != "" {
+			http.Error(w, msg, http.StatusForbidden)
+			return
+		}
 		if !s.hostOK(r.Host) {
 			s.cfg.Log.Warn("web: refused a foreign Host", "host", r.Host, "client", r.RemoteAddr)
 			http.Error(w, fmt.Sprintf("Host %q is not this server's; open %s://127.0.0.1:%s/ (or a name its certificate holds)",

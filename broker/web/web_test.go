@@ -272,6 +272,12 @@ func TestCrossOriginPost(t *testing.T) {
 	if b := body(t, res); res.StatusCode != 400 || !strings.Contains(b, "color") {
 		t.Fatalf("unknown key: %s %s", res.Status, b)
 	}
+	for _, tail := range []string{`{"id":"x"}`, `garbage`, `}`} {
+		res = r.do("POST", "/api/skip", good(), payload+tail)
+		if b := body(t, res); res.StatusCode != 400 || !strings.Contains(b, "trailing data after the JSON object") {
+			t.Fatalf("a body going on with %q: %s %s, want 400 naming the trailing data", tail, res.Status, b)
+		}
+	}
 	res = r.do("POST", "/api/skip", good(), payload)
 	if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, `"ok":true`) {
 		t.Fatalf("the page's own skip: %s %s", res.Status, b)
@@ -317,6 +323,15 @@ func TestListenRules(t *testing.T) {
 		{Config{Listen: "127.0.0.1:0", TLSCert: "c.pem"}, []string{"--tls-cert and --tls-key go together"}},
 		{Config{Listen: "nonsense"}, []string{`"nonsense" is not HOST:PORT`, "127.0.0.1:PORT"}},
 	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cases = append(cases, struct {
+		cfg  Config
+		says []string
+	}{Config{Listen: busy.Addr().String()}, []string{"in use", "another sup web may be running", "--listen 127.0.0.1:0 picks a free port"}})
 	for _, c := range cases {
 		c.cfg.Fleet, c.cfg.Log = f, quietLog()
 		s, err := New(c.cfg)
