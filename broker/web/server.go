@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -77,9 +78,10 @@ type Server struct {
 	tls    bool
 	index  *template.Template
 
-	uid      int                // the only uid served on loopback
-	ident    *caller.Identifier // names an agent's session for a refusal
-	refusals *refusalLog
+	uid        int                // the only uid served on loopback
+	ident      *caller.Identifier // names an agent's session for a refusal
+	refusals   *refusalLog
+	handshakes *refusalLog // net/http's TLS handshake errors
 }
 
 // ListenError is a bad --listen/--allow-remote/--tls-* combination.
@@ -163,6 +165,7 @@ func New(cfg Config) (*Server, error) {
 	s.uid = os.Getuid()
 	s.ident = &caller.Identifier{RuntimeDir: cfg.Fleet.RuntimeDir}
 	s.refusals = &refusalLog{log: cfg.Log, now: cfg.Now, interval: time.Second}
+	s.handshakes = &refusalLog{log: cfg.Log, now: cfg.Now, interval: time.Second}
 	ln = &ownerListener{Listener: ln, check: s.checkPeer}
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
@@ -260,7 +263,7 @@ func (s *Server) Run(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
+		ErrorLog:          log.New(httpErrorLog{s}, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ConnContext:       withConn,
 	}
@@ -282,6 +285,21 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("web: serve %s: %w", s.cfg.Listen, err)
 	}
 	return nil
+}
+
+// httpErrorLog is net/http's error log: its TLS handshake errors, one per
+// connection that goes before its handshake (a refused peer's, a port
+// scanner's), share the refusals' rate limit; the rest are warnings.
+type httpErrorLog struct{ s *Server }
+
+func (l httpErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	if strings.Contains(msg, "TLS handshake error") {
+		l.s.handshakes.warn("web: " + msg)
+	} else {
+		l.s.cfg.Log.Warn(msg)
+	}
+	return len(p), nil
 }
 
 // readScreen asks a session's supervisor for its screen as text.

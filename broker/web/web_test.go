@@ -28,6 +28,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -446,7 +447,9 @@ func TestTLS(t *testing.T) {
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 
 	f := &broker.Fleet{RuntimeDir: shortDir(t), Timeout: time.Second, Deadline: time.Second}
-	s, err := New(Config{Listen: "0.0.0.0:0", AllowRemote: true, TLSCert: certFile, TLSKey: keyFile, Fleet: f, Local: true, Log: quietLog()})
+	logs := &lockedBuffer{}
+	s, err := New(Config{Listen: "0.0.0.0:0", AllowRemote: true, TLSCert: certFile, TLSKey: keyFile, Fleet: f, Local: true,
+		Log: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +487,25 @@ func TestTLS(t *testing.T) {
 		}
 	}
 	// Plain http on the TLS port gets nothing useful.
+	start := time.Now()
 	if res, err := http.Get("http://127.0.0.1:" + port + "/"); err == nil && res.StatusCode == 200 {
 		t.Fatal("plain http served the page")
+	}
+	// Connections that end before their handshake (a refused peer's, a
+	// scanner's) are logged at most once a second, counted.
+	for range 30 {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("not tls\r\n\r\n")) // Best effort: the server may close first.
+		c.Close()
+	}
+	testutil.WaitUntil(t, 10*time.Second, "a handshake error logged", func() bool {
+		return strings.Contains(logs.String(), "TLS handshake error")
+	})
+	time.Sleep(200 * time.Millisecond) // the rest of the 31, if any were to be logged
+	if n, most := strings.Count(logs.String(), "TLS handshake error"), int(time.Since(start)/time.Second)+1; n > most {
+		t.Fatalf("31 failed handshakes in %s made %d log lines, want at most one a second:\n%s", time.Since(start), n, logs.String())
 	}
 }
