@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -70,6 +71,12 @@ func (s *Server) action(do func(ctx context.Context, r *http.Request, row Row, a
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&a); err != nil {
 			reply(http.StatusBadRequest, actionReply{Code: "BAD_REQUEST", Message: fmt.Sprintf("body: %v; want JSON {id, choice, expect, prompt}", err)})
+			return
+		}
+		// One object and nothing else: a body that goes on is not one
+		// the page sent, and what follows is not guessed at.
+		if _, err := dec.Token(); err != io.EOF {
+			reply(http.StatusBadRequest, actionReply{Code: "BAD_REQUEST", Message: fmt.Sprintf("body: trailing data after the JSON object (from byte %d); want exactly one JSON object {id, choice, expect, prompt}", dec.InputOffset())})
 			return
 		}
 		row, ok := s.hub.row(a.ID)

@@ -13,10 +13,17 @@
 //   - Every request's Host names this server: a loopback name or IP with
 //     the listen port, or (with --allow-remote) a name the TLS certificate
 //     holds. A page of another name reached by DNS rebinding gets 421.
-//   - A loopback connection is served only when its client socket is
-//     this server's uid (/proc/net/tcp): another user of the host gets it
-//     closed unread, so a session cookie a browser leaked to their port is
-//     worth nothing to them.
+//   - A connection from this host is served only when its client socket is
+//     this server's uid (sock_diag, else /proc/net/tcp): another user of
+//     the host gets it closed unread, so a session cookie a browser leaked
+//     to their port is worth nothing to them.
+//   - A connection from this host is served only when every process
+//     holding its client socket is the operator by the supervisor's rule
+//     (caller.Decide): an agent's, or one whose process cannot be found,
+//     gets 403 on every request and never a cookie (agent_test.go).
+//   - The peer check runs on a connection's first Read, in its own
+//     goroutine, never in Accept; refusals are logged at most once a
+//     second, counted (peeruid_test.go, peerproc_test.go).
 //   - Nothing but the token URL and the static assets answers without the
 //     session cookie; the token is only ever exchanged for that cookie
 //     (HttpOnly, SameSite=Strict) and dropped from the URL by a redirect.

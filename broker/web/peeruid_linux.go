@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Another user of this host can reach a loopback port, and a browser sends
@@ -25,14 +27,34 @@ import (
 var errPeerUnknown = errors.New("the client's socket is not in /proc/net/tcp")
 
 // peerUID is the uid owning the client end of the loopback TCP connection
-// c, read from /proc/net/tcp or tcp6 (the line whose local address is the
-// client's and remote address ours).
-func peerUID(c net.Conn) (int, error) {
+// c and that socket's inode, read from /proc/net/tcp or tcp6 (the line
+// whose local address is the client's and remote address ours).
+func peerUID(c net.Conn) (uid int, inode uint64, err error) {
 	client, ok1 := c.RemoteAddr().(*net.TCPAddr)
 	server, ok2 := c.LocalAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
-		return 0, fmt.Errorf("not a TCP connection: %v", c.RemoteAddr())
+		return 0, 0, fmt.Errorf("not a TCP connection: %v", c.RemoteAddr())
 	}
+	// The kernel's exact lookup first: the client's socket is AF_INET, or
+	// AF_INET6 (a dual-stack socket reaching 127.0.0.1 as ::ffff:…).
+	fams := []uint8{unix.AF_INET, unix.AF_INET6}
+	if client.IP.To4() == nil {
+		fams = fams[1:]
+	}
+	var derr error
+	for _, f := range fams {
+		uid, inode, err := diagUID(client, server, f)
+		if err == nil {
+			return uid, inode, nil
+		}
+		if !errors.Is(err, errPeerUnknown) {
+			derr = err
+		}
+	}
+	if derr == nil {
+		return 0, 0, errPeerUnknown
+	}
+	// No sock_diag (a kernel without inet_diag): every socket's line.
 	files := []string{"/proc/net/tcp", "/proc/net/tcp6"}
 	if client.IP.To4() == nil {
 		files = []string{"/proc/net/tcp6"}
@@ -40,36 +62,42 @@ func peerUID(c net.Conn) (int, error) {
 	want := [2]string{procAddr(client), procAddr(server)}
 	want6 := [2]string{procAddr6(client), procAddr6(server)}
 	for _, name := range files {
-		uid, err := findUID(name, want, want6)
+		uid, inode, err := findUID(name, want, want6)
 		if err == nil || !errors.Is(err, errPeerUnknown) {
-			return uid, err
+			return uid, inode, err
 		}
 	}
-	return 0, errPeerUnknown
+	return 0, 0, errPeerUnknown
 }
 
-func findUID(name string, want, want6 [2]string) (int, error) {
+func findUID(name string, want, want6 [2]string) (uid int, inode uint64, err error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Scan() // the header
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 8 {
+		if len(fs) < 10 {
 			continue
 		}
 		local, remote := fs[1], fs[2]
 		if (local == want[0] && remote == want[1]) || (local == want6[0] && remote == want6[1]) {
-			return strconv.Atoi(fs[7])
+			if uid, err = strconv.Atoi(fs[7]); err != nil {
+				return 0, 0, fmt.Errorf("%s: uid %q: %w", name, fs[7], err)
+			}
+			if inode, err = strconv.ParseUint(fs[9], 10, 64); err != nil {
+				return 0, 0, fmt.Errorf("%s: inode %q: %w", name, fs[9], err)
+			}
+			return uid, inode, nil
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return 0, errPeerUnknown
+	return 0, 0, errPeerUnknown
 }
 
 // procAddr is a as /proc/net/tcp writes an IPv4 address: the 32-bit
@@ -94,34 +122,4 @@ func procAddr6(a *net.TCPAddr) string {
 		b = append(b, ip[i+3], ip[i+2], ip[i+1], ip[i])
 	}
 	return strings.ToUpper(hex.EncodeToString(b)) + fmt.Sprintf(":%04X", a.Port)
-}
-
-// ownerListener closes, unread, every loopback connection whose client
-// socket another uid owns (or that the kernel cannot name).
-type ownerListener struct {
-	net.Listener
-	uid    int
-	refuse func(c net.Conn, why string)
-}
-
-func (l *ownerListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		ra, ok := c.RemoteAddr().(*net.TCPAddr)
-		if !ok || !ra.IP.IsLoopback() {
-			return c, nil // another host's: TLS and the token guard it
-		}
-		uid, err := peerUID(c)
-		switch {
-		case err != nil:
-			l.refuse(c, "cannot tell the client's uid: "+err.Error())
-		case uid != l.uid:
-			l.refuse(c, fmt.Sprintf("the client runs as uid %d; sup web serves only uid %d", uid, l.uid))
-		default:
-			return c, nil
-		}
-	}
 }

@@ -17,15 +17,18 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sup-tmux/sup/broker"
+	"github.com/sup-tmux/sup/internal/caller"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -74,6 +77,11 @@ type Server struct {
 	port   string
 	tls    bool
 	index  *template.Template
+
+	uid        int                // the only uid served on loopback
+	ident      *caller.Identifier // names an agent's session for a refusal
+	refusals   *refusalLog
+	handshakes *refusalLog // net/http's TLS handshake errors
 }
 
 // ListenError is a bad --listen/--allow-remote/--tls-* combination.
@@ -139,6 +147,10 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, listenErr("--listen %s: the port is in use: another sup web may be running (its URL is in the pane that started it); --listen %s picks a free port",
+			cfg.Listen, net.JoinHostPort(host, "0"))
+	}
 	if err != nil {
 		return nil, listenErr("--listen %s: %v", cfg.Listen, err)
 	}
@@ -150,10 +162,11 @@ func New(cfg Config) (*Server, error) {
 	// interface (allowHostName): a browser sends Host 0.0.0.0 for a page of
 	// any site that reaches http://0.0.0.0:PORT, which Linux routes here.
 	s.allowHostName(host)
-	ln = &ownerListener{Listener: ln, uid: os.Getuid(), refuse: func(c net.Conn, why string) {
-		cfg.Log.Warn("web: refused a connection of another user", "client", c.RemoteAddr().String(), "why", why)
-		c.Close()
-	}}
+	s.uid = os.Getuid()
+	s.ident = &caller.Identifier{RuntimeDir: cfg.Fleet.RuntimeDir}
+	s.refusals = &refusalLog{log: cfg.Log, now: cfg.Now, interval: time.Second}
+	s.handshakes = &refusalLog{log: cfg.Log, now: cfg.Now, interval: time.Second}
+	ln = &ownerListener{Listener: ln, check: s.checkPeer}
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
@@ -250,8 +263,9 @@ func (s *Server) Run(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
+		ErrorLog:          log.New(httpErrorLog{s}, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext:       withConn,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
@@ -271,6 +285,21 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("web: serve %s: %w", s.cfg.Listen, err)
 	}
 	return nil
+}
+
+// httpErrorLog is net/http's error log: its TLS handshake errors, one per
+// connection that goes before its handshake (a refused peer's, a port
+// scanner's), share the refusals' rate limit; the rest are warnings.
+type httpErrorLog struct{ s *Server }
+
+func (l httpErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	if strings.Contains(msg, "TLS handshake error") {
+		l.s.handshakes.warn("web: " + msg)
+	} else {
+		l.s.cfg.Log.Warn(msg)
+	}
+	return len(p), nil
 }
 
 // readScreen asks a session's supervisor for its screen as text.
@@ -322,6 +351,10 @@ func (s *Server) headers(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
+		if msg := refusedBy(r); msg != "" {
+			http.Error(w, msg, http.StatusForbidden)
+			return
+		}
 		if !s.hostOK(r.Host) {
 			s.cfg.Log.Warn("web: refused a foreign Host", "host", r.Host, "client", r.RemoteAddr)
 			http.Error(w, fmt.Sprintf("Host %q is not this server's; open %s://127.0.0.1:%s/ (or a name its certificate holds)",

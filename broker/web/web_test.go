@@ -28,6 +28,7 @@ import (
 
 	"github.com/sup-tmux/sup/broker"
 	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -272,6 +273,12 @@ func TestCrossOriginPost(t *testing.T) {
 	if b := body(t, res); res.StatusCode != 400 || !strings.Contains(b, "color") {
 		t.Fatalf("unknown key: %s %s", res.Status, b)
 	}
+	for _, tail := range []string{`{"id":"x"}`, `garbage`, `}`} {
+		res = r.do("POST", "/api/skip", good(), payload+tail)
+		if b := body(t, res); res.StatusCode != 400 || !strings.Contains(b, "trailing data after the JSON object") {
+			t.Fatalf("a body going on with %q: %s %s, want 400 naming the trailing data", tail, res.Status, b)
+		}
+	}
 	res = r.do("POST", "/api/skip", good(), payload)
 	if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, `"ok":true`) {
 		t.Fatalf("the page's own skip: %s %s", res.Status, b)
@@ -317,6 +324,15 @@ func TestListenRules(t *testing.T) {
 		{Config{Listen: "127.0.0.1:0", TLSCert: "c.pem"}, []string{"--tls-cert and --tls-key go together"}},
 		{Config{Listen: "nonsense"}, []string{`"nonsense" is not HOST:PORT`, "127.0.0.1:PORT"}},
 	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cases = append(cases, struct {
+		cfg  Config
+		says []string
+	}{Config{Listen: busy.Addr().String()}, []string{"in use", "another sup web may be running", "--listen 127.0.0.1:0 picks a free port"}})
 	for _, c := range cases {
 		c.cfg.Fleet, c.cfg.Log = f, quietLog()
 		s, err := New(c.cfg)
@@ -431,7 +447,9 @@ func TestTLS(t *testing.T) {
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 
 	f := &broker.Fleet{RuntimeDir: shortDir(t), Timeout: time.Second, Deadline: time.Second}
-	s, err := New(Config{Listen: "0.0.0.0:0", AllowRemote: true, TLSCert: certFile, TLSKey: keyFile, Fleet: f, Local: true, Log: quietLog()})
+	logs := &lockedBuffer{}
+	s, err := New(Config{Listen: "0.0.0.0:0", AllowRemote: true, TLSCert: certFile, TLSKey: keyFile, Fleet: f, Local: true,
+		Log: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +487,25 @@ func TestTLS(t *testing.T) {
 		}
 	}
 	// Plain http on the TLS port gets nothing useful.
+	start := time.Now()
 	if res, err := http.Get("http://127.0.0.1:" + port + "/"); err == nil && res.StatusCode == 200 {
 		t.Fatal("plain http served the page")
+	}
+	// Connections that end before their handshake (a refused peer's, a
+	// scanner's) are logged at most once a second, counted.
+	for range 30 {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("not tls\r\n\r\n")) // Best effort: the server may close first.
+		c.Close()
+	}
+	testutil.WaitUntil(t, 10*time.Second, "a handshake error logged", func() bool {
+		return strings.Contains(logs.String(), "TLS handshake error")
+	})
+	time.Sleep(200 * time.Millisecond) // the rest of the 31, if any were to be logged
+	if n, most := strings.Count(logs.String(), "TLS handshake error"), int(time.Since(start)/time.Second)+1; n > most {
+		t.Fatalf("31 failed handshakes in %s made %d log lines, want at most one a second:\n%s", time.Since(start), n, logs.String())
 	}
 }
