@@ -18,7 +18,10 @@ import (
 // restarts and its halt, with the exit and its last line as the summary,
 // and in the status line; sup resume starts a new episode.
 func TestE2ECrashLoopWaits(t *testing.T) {
-	f := newFleet(t, "crash: {transient_delay: 300ms, flapping_delay: 600ms, flap_threshold: 3, halt_after: 4, stable_after: 1m}\n")
+	// The first restart waits 3 s: the first crash's queue entry must be
+	// there to see before the loop halts (at 300 ms a loaded CI machine's
+	// first `sup queue` already found it halted).
+	f := newFleet(t, "crash: {transient_delay: 3s, flapping_delay: 600ms, flap_threshold: 3, halt_after: 4, stable_after: 1m}\n")
 	doc := f.write("loop.md", "# loop\n")
 	prog := f.write("prog.sh", "#!/bin/sh\necho starting\necho 'Error: getaddrinfo ENOTFOUND api.example.com'\nexit 1\n")
 	if err := os.Chmod(prog, 0o755); err != nil {
