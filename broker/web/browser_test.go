@@ -164,7 +164,19 @@ func (b *browser) present(sel string) bool {
 
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.must(10*time.Second, "click "+sel, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	// A live update may replace the row between finding the button and
+	// clicking it ("Could not find node with given id", a loaded run): no
+	// click was sent then, so the click is tried again on the new node.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := b.run(5*time.Second, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node") || time.Now().After(deadline) {
+			b.t.Fatalf("click %s: %v", sel, err)
+		}
+	}
 }
 
 // clean fails the test for any dialog, foreign request or exception.

@@ -228,14 +228,17 @@ func (a *answering) run(ctx context.Context) (ipc.AnswerResult, error) {
 		// are not held back by it, and one typed meanwhile sits with the
 		// text, which an Enter now would send as theirs; a dialog that
 		// replaced the one answered would take the Enter as its own
-		// answer. One read: the prompt and the gates of one snapshot.
+		// answer. A prompt no longer open is not that: the text itself
+		// may have closed it on screen (`rm -i`'s line now ends in the
+		// word typed, no longer a question), and its Enter is what
+		// submits it. One read: the prompt and the gates of one snapshot.
 		pr := d.sess.Prompt(time.Now())
 		switch {
 		case pr.Gates.Keys != keysAt:
 			return fmt.Errorf("%w: the human typed in the pane", ErrSubmitWithheld)
 		case pr.Gates.Stopped:
 			return fmt.Errorf("%w: sup is stopping", ErrSubmitWithheld)
-		case pr.ID != a.pr.ID:
+		case pr.ID != "" && pr.ID != a.pr.ID:
 			return fmt.Errorf("%w: the prompt changed (answered %s, now %s)", ErrSubmitWithheld, a.pr.ID, promptName(pr.ID))
 		}
 		return nil
