@@ -179,6 +179,10 @@ var scrollCases = []screenCase{
 	{name: "one-row region refused", cols: 5, rows: 6, in: "\x1b[3;3r\x1b[6;1H\nX", want: "|||||X", cx: 1, cy: 5},
 	{name: "origin mode", cols: 5, rows: 6, in: "\x1b[3;5r\x1b[?6h\x1b[1;1HA\x1b[9;1HB\x1b[?6lC", want: "C||A||B", cx: 1, cy: 0},
 	{name: "DECALN", cols: 3, rows: 2, in: "\x1b#8", want: "EEE|EEE", cx: 0, cy: 0},
+	// A C0 control inside a sequence is executed and the sequence keeps
+	// its private marker (FuzzResync's finding: the parser dropped it).
+	{name: "C0 inside a CSI keeps its marker", cols: 5, rows: 6, in: "\x1b[3;5r\x1b[?\x006h\x1b[1;1HA", want: "||A", cx: 1, cy: 2},
+	{name: "CR inside a CSI executes", cols: 5, rows: 6, in: "abc\x1b[\r2CX", want: "abX", cx: 3, cy: 0},
 }
 
 var saveRestoreCases = []screenCase{

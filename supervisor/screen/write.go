@@ -86,6 +86,16 @@ func (s *Screen) Write(p []byte) {
 		}
 		i++
 		s.at = base + int64(i)
+		if b < 0x20 && b != 0x18 && b != 0x1a && b != 0x1b && midSequence(s.p.State()) {
+			// A C0 control inside an ESC or CSI sequence is executed and
+			// the sequence goes on, as in tmux and xterm. The parser would
+			// execute it too but overwrite the prefix and intermediate it
+			// had collected ("ESC [ ? NUL 1 h" would set mode 1, not
+			// DECCKM), so it never sees the byte (FuzzResync found this:
+			// the mode scanner keeps them).
+			s.execute(b)
+			continue
+		}
 		s.p.Advance(b)
 		switch s.p.State() {
 		case parser.OscStringState:
@@ -101,6 +111,18 @@ func (s *Screen) Write(p []byte) {
 		}
 	}
 	s.offset = base + int64(len(p))
+}
+
+// midSequence reports whether the parser is inside an ESC or CSI
+// sequence whose collected prefix and intermediate a C0 control must not
+// reset.
+func midSequence(st parser.State) bool {
+	switch st {
+	case parser.EscapeState, parser.EscapeIntermediateState,
+		parser.CsiEntryState, parser.CsiParamState, parser.CsiIntermediateState:
+		return true
+	}
+	return false
 }
 
 // utf8Start begins a multi-byte rune. Bytes that cannot start one (stray
