@@ -42,7 +42,7 @@ func TestE2EShellForeground(t *testing.T) {
 }
 
 // TestE2EStopInteractiveBash: `sup stop` of an interactive bash ends it
-// within 1 s: the SIGHUP goes first (bash ignores SIGTERM but not the
+// at once: the SIGHUP goes first (bash ignores SIGTERM but not the
 // hangup a closing terminal sends), and sup stop says which signal did it.
 func TestE2EStopInteractiveBash(t *testing.T) {
 	bash := testutil.Program(t, "bash", "apt-get install bash")
@@ -54,8 +54,11 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
 	start := time.Now()
 	out := r.mustSup("stop", "doc")
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("sup stop of an interactive bash took %v, want within 1s", d)
+	// What proves it is the signal named below; the bound only says sup
+	// did not wait out the 10 s stop_grace (a loaded CI machine once took
+	// 2 s for the hangup; unloaded it is ~0.1 s).
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("sup stop of an interactive bash took %v, want well within the 10 s stop_grace", d)
 	}
 	if out != "stopped doc (SIGHUP ended the agent)\n" {
 		t.Fatalf("sup stop printed %q", out)

@@ -544,7 +544,7 @@ setTimeout(() => document.getElementById("f").submit(), 300);
 	b.origin = evil.URL // requests to sup web from the evil page are what is tested, not foreign
 	b.must(20*time.Second, "the evil page", chromedp.Navigate(evil.URL))
 	var res []string
-	testutil.WaitUntil(t, 10*time.Second, "the evil page's attempts", func() bool {
+	testutil.WaitUntil(t, 30*time.Second, "the evil page's attempts", func() bool {
 		res, _ = eval[[]string](b, `window.results || []`)
 		return len(res) >= 4
 	})

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,12 +42,13 @@ func TestScripts(t *testing.T) {
 		// builtin by accident, and reads like the shell command it is.
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"hold-port":     holdPort,
-			"stale-socket":  staleSocket,
-			"fake-model":    fakeModel,
-			"waitfor":       waitFor,
-			"wait-activity": waitActivity,
-			"exits":         exits,
+			"hold-port":       holdPort,
+			"stale-socket":    staleSocket,
+			"fake-model":      fakeModel,
+			"waitfor":         waitFor,
+			"wait-activity":   waitActivity,
+			"exits":           exits,
+			"wait-pane-title": waitPaneTitle,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Socket paths must stay under 108 bytes; $WORK is long.
@@ -181,6 +183,33 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("waitfor %s: nothing matched in 10s", args[0])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitPaneTitle is the script command `wait-pane-title REGEXP`: it waits
+// up to 15 s until a pane of the demo's tmux server ($SUP_DEMO_SOCKET)
+// has a title matching REGEXP. A title is the agent's word about a phase
+// that ends (the demo coder thinks for 45 s), so a script checks it while
+// it lasts instead of after whatever came before it (a loaded run's 50 s).
+func waitPaneTitle(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: wait-pane-title REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	if err != nil {
+		ts.Fatalf("wait-pane-title: %v", err)
+	}
+	srv := tmux.Server{Name: ts.Getenv("SUP_DEMO_SOCKET")}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _ := srv.Run(context.Background(), "list-panes", "-a", "-F", "#{pane_title}")
+		if re.MatchString(out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-pane-title %s: pane titles after 15s:\n%s", args[0], out)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -51,7 +51,7 @@ function _G.emit(tag, v)
   io.stdout:flush()
 end
 function _G.wait_notes(n, ms)
-  if not vim.wait(ms or 15000, function() return #_G.notes >= n end, 5) then
+  if not vim.wait(ms or 30000, function() return #_G.notes >= n end, 5) then
     error("timed out waiting for " .. n .. " notification(s), have " .. vim.inspect(_G.notes))
   end
 end

@@ -44,7 +44,7 @@ end
 // TestStatuslineFollowsEvents: the statusline shows the stuck count and
 // head, changes when sessions get stuck, make progress or are skipped
 // (events, no polling), and when a skip's cooldown ends (a timer set for
-// that moment); no call takes 5 ms.
+// that moment); no call waits or does I/O.
 func TestStatuslineFollowsEvents(t *testing.T) {
 	sup := testutil.NewRig(t, "")
 	sup.Start("a", "-echo")
@@ -53,11 +53,36 @@ func TestStatuslineFollowsEvents(t *testing.T) {
 	n := startNvim(t, sup, t.TempDir(), `
 function test()
   local sup = require("sup")
+  local uv = vim.uv or vim.loop
+  -- Every call that could block or do I/O, counted while the statusline
+  -- runs: it must make none (it reads what events left; a start it needs
+  -- is scheduled outside the call).
+  local inside, blocking = false, {}
+  local function watch(tbl, name, label)
+    local f = tbl[name]
+    if type(f) ~= "function" then return end
+    rawset(tbl, name, function(...)
+      if inside then blocking[label] = (blocking[label] or 0) + 1 end
+      return f(...)
+    end)
+  end
+  watch(vim, "wait", "vim.wait")
+  watch(vim, "system", "vim.system")
+  watch(vim.fn, "system", "vim.fn.system")
+  watch(vim.fn, "systemlist", "vim.fn.systemlist")
+  watch(vim.fn, "jobstart", "vim.fn.jobstart")
+  watch(io, "open", "io.open")
+  watch(io, "popen", "io.popen")
+  for _, n in ipairs({ "fs_stat", "fs_lstat", "fs_scandir", "fs_open", "fs_read", "new_pipe", "pipe_connect", "new_timer", "new_fs_event", "spawn" }) do
+    watch(uv, n, "uv." .. n)
+  end
   local max_ns, max_at, calls = 0, 0, 0
   local function sl()
-    local t0 = vim.loop.hrtime()
+    local t0 = uv.hrtime()
+    inside = true
     local s = sup.statusline()
-    local d = vim.loop.hrtime() - t0
+    inside = false
+    local d = uv.hrtime() - t0
     calls = calls + 1
     if d > max_ns then max_ns, max_at = d, calls end
     return s
@@ -84,7 +109,7 @@ function test()
   -- The same string through a plain 'statusline'.
   vim.o.statusline = "%{v:lua.require'sup'.statusline()}"
   emit("PLAIN", vim.api.nvim_eval_statusline(vim.o.statusline, {}).str)
-  emit("COST", { max_us = max_ns / 1000, max_at = max_at, calls = calls })
+  emit("COST", { max_us = max_ns / 1000, max_at = max_at, calls = calls, blocking = next(blocking) and blocking or vim.empty_dict() })
 end
 `)
 	var line string
@@ -121,15 +146,19 @@ end
 		t.Fatalf("a plain 'statusline' of %%{v:lua.require'sup'.statusline()} shows %q", line)
 	}
 	var cost struct {
-		MaxUS float64 `json:"max_us"`
-		MaxAt int     `json:"max_at"`
-		Calls int     `json:"calls"`
+		MaxUS    float64        `json:"max_us"`
+		MaxAt    int            `json:"max_at"`
+		Calls    int            `json:"calls"`
+		Blocking map[string]int `json:"blocking"`
 	}
 	n.next("COST", &cost)
 	n.finish()
+	// The time is a figure, not the check: a loaded CI machine once took
+	// 7 ms for a call that does no I/O. What must hold is that no call
+	// waits or does I/O.
 	t.Logf("statusline: %d calls, the slowest (number %d) %.1f µs", cost.Calls, cost.MaxAt, cost.MaxUS)
-	if cost.MaxUS > 5000 {
-		t.Fatalf("a statusline call took %.1f µs: it must never block (want < 5 ms)", cost.MaxUS)
+	if len(cost.Blocking) > 0 {
+		t.Fatalf("statusline calls made calls that block or do I/O (name: count): %v; it must only read what events left", cost.Blocking)
 	}
 }
 
