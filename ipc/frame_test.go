@@ -150,7 +150,7 @@ func TestReadFrameHugeLengthDoesNotAllocate(t *testing.T) {
 	if !errors.As(err, &tl) || tl.Size != math.MaxUint32 {
 		t.Fatalf("err %v, want FrameTooLargeError", err)
 	}
-	if elapsed > 100*time.Millisecond {
+	if elapsed > time.Second { // reading 4 GiB would take far longer
 		t.Fatalf("took %v", elapsed)
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<10 {

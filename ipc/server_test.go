@@ -382,7 +382,7 @@ func TestClientContext(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > 5*time.Second { // a loaded machine, not a blocked call
 		t.Fatalf("deadline honoured after %v", d)
 	}
 	// The client is unusable now, and says why.

@@ -97,10 +97,10 @@ func TestModelNeverBlocksFeed(t *testing.T) {
 		m.Feed(chunk)
 		slowest = max(slowest, time.Since(t0))
 	}
-	if total := time.Since(start); total > 2*time.Second {
+	if total := time.Since(start); total > 10*time.Second {
 		t.Fatalf("1000 feeds took %v with the model stalled", total)
 	}
-	if slowest > 100*time.Millisecond {
+	if slowest > time.Second { // never blocks: the stalled model would hold it for good
 		t.Fatalf("a Feed took %v with the model stalled", slowest)
 	}
 	st := m.Stats()

@@ -298,7 +298,7 @@ func TestOpenAIHangEndsWithClient(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 900*time.Millisecond {
+	if took := time.Since(start); took > 5*time.Second { // an outliving handler holds Close for good
 		t.Fatalf("Close took %v: the hanging handler outlived its client", took)
 	}
 }
