@@ -430,6 +430,10 @@ func (t *memTrim) trim() bool {
 		return false
 	}
 	debug.FreeOSMemory()
+	// The burst's code and tables were mapped too: hand them back to the
+	// page cache (dropExecPages). Only here, not at every quiet spell:
+	// reading smaps costs a few ms.
+	dropExecPages()
 	metrics.Read(t.sample)
 	t.last = t.sample[0].Value.Uint64()
 	return true
