@@ -44,8 +44,9 @@ type Guard struct {
 // every `sup start` and then ~3 MB of private memory and the runtime's
 // periodic work for the supervisor's whole life (specs/performance.md,
 // "Start-up and the guard"). "done" with no run current is a normal exit:
-// nothing to sweep.
+// nothing to sweep. IFS is set: a shell may take it from the environment.
 const guardScript = `trap '' HUP INT TERM QUIT PIPE
+IFS=' '
 c=0
 while read -r w p; do
 case $w in
