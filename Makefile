@@ -21,15 +21,18 @@ fuzzrun = $(GO) test -run='^$$' -fuzz='^$(1)$$' -fuzztime=$(or $(FUZZTIME),$(3))
 
 all: build
 
+# CGO_ENABLED=0: a static binary. cgo only came in through net and os/user
+# (both have pure-Go versions), and linking libc cost every sup process the
+# dynamic loader's start (~5 ms of CPU) and 1.4 MB of RSS (specs/performance.md).
 build:
-	$(GO) build -o bin/sup ./cmd/sup
+	CGO_ENABLED=0 $(GO) build -o bin/sup ./cmd/sup
 
 # A fresh Debian's ~/.local/bin is not on PATH until a login shell finds
 # it exists: say so, with the exact line to add, or every `sup ...` the
 # README shows fails with "sup: not found" (sup doctor checks it too).
 install:
 	mkdir -p $(BINDIR)
-	$(GO) build -o $(BINDIR)/sup ./cmd/sup
+	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/sup ./cmd/sup
 	mkdir -p $(MANDIR)
 	$(BINDIR)/sup man > $(MANDIR)/sup.1
 	@echo "installed $(BINDIR)/sup and its manual page $(MANDIR)/sup.1 (man sup)"
@@ -109,7 +112,7 @@ lint:
 # baseline and goal, printed and written to bench/results.json. About 2-4
 # minutes; real Claude Code rounds need `make agents`.
 bench:
-	SUP_BENCH=full $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/testing/bench/
+	SUP_BENCH=full CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -run='^TestBench$$' -v ./internal/testing/bench/
 
 # The same harness at tiny sizes: proves it works (CI), figures meaningless.
 bench-smoke:

@@ -128,11 +128,19 @@ func TestE2EFaultDaemonEndsWithRun(t *testing.T) {
 }
 
 // guardOf finds the guard of the supervisor st describes: sup's child in
-// sup's own session.
+// sup's own session (a shell; the agent and its reparented daemons lead
+// sessions of their own).
 func (r *rig) guardOf(st ipc.State) int {
 	r.t.Helper()
-	for _, p := range testutil.Procs() {
-		if p.PPID == st.SupPID && p.PID != st.PID && p.Comm == "sup" {
+	procs := testutil.Procs()
+	sid := 0
+	for _, p := range procs {
+		if p.PID == st.SupPID {
+			sid = p.SID
+		}
+	}
+	for _, p := range procs {
+		if p.PPID == st.SupPID && p.PID != st.PID && p.SID == sid {
 			return p.PID
 		}
 	}

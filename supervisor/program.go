@@ -32,7 +32,13 @@ func (w *watcher) lineLook(busyWindow time.Duration, poll *time.Duration) (res c
 		facts = foreground.Facts{Wait: foreground.Unknown, Call: err.Error()}
 	}
 	program = facts.Wait == foreground.Reading && !w.atLoginShell(facts)
-	snap = w.v.model.Snapshot()
+	// The screen is copied only when something reads it: a rule, or the
+	// model for a program at its terminal. An idle `sleep` under the shell
+	// profile copied its whole screen at every look (specs/performance.md,
+	// "Idle fleet").
+	if pack.HasRules() || program {
+		snap = w.v.model.Snapshot()
+	}
 	// Nothing is read from half a frame or a desynced screen (specs/
 	// screen.md): the kernel's verdict below needs no screen.
 	readable := !snap.InFrame && !snap.Desynced

@@ -19,10 +19,13 @@ func TestMemTrim(t *testing.T) {
 		trimSink = append(trimSink, make([]byte, 32<<10)) // 2 MiB
 	}
 	trimSink = nil
+	if !tr.due() {
+		t.Fatal("2 MiB allocated since the last trim: not due")
+	}
 	if !tr.trim() {
 		t.Fatal("2 MiB allocated since the last trim: no trim")
 	}
-	if tr.trim() {
+	if tr.due() || tr.trim() {
 		t.Fatal("a second trim right after the first collected again")
 	}
 }

@@ -71,8 +71,8 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 		}
 	}()
 	// trim gives the heap's free pages back once looks stop (heapTrim):
-	// armed by every look, so it fires once after a burst, never while
-	// nothing happens.
+	// armed by every look while there is something to trim, so it fires
+	// once after a burst, never while nothing happens.
 	trim := time.NewTimer(trimAfter)
 	defer trim.Stop()
 	for {
@@ -86,7 +86,12 @@ func (w *watcher) screen(debounce, busyWindow time.Duration) {
 		case <-c.Done():
 			return
 		}
-		trim.Reset(trimAfter)
+		if heapTrim.due() {
+			// Only when there is something to trim: an idle look that
+			// allocated little would otherwise wake the process again
+			// 2 s later for nothing.
+			trim.Reset(trimAfter)
+		}
 		if wait := classifyEvery - time.Since(last); wait > 0 {
 			recheck.Reset(wait)
 			continue
@@ -420,16 +425,32 @@ type memTrim struct {
 	sample []metrics.Sample
 }
 
+// due reports whether at least trimMinAlloc was allocated since the last
+// trim: whether a trim would collect.
+func (t *memTrim) due() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dueLocked()
+}
+
+func (t *memTrim) dueLocked() bool {
+	metrics.Read(t.sample)
+	return t.sample[0].Value.Uint64()-t.last >= trimMinAlloc
+}
+
 // trim collects and returns free memory if at least trimMinAlloc was
 // allocated since the last time; it reports whether it did.
 func (t *memTrim) trim() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	metrics.Read(t.sample)
-	if t.sample[0].Value.Uint64()-t.last < trimMinAlloc {
+	if !t.dueLocked() {
 		return false
 	}
 	debug.FreeOSMemory()
+	// The burst's code and tables were mapped too: hand them back to the
+	// page cache (dropExecPages). Only here, not at every quiet spell:
+	// reading smaps costs a few ms.
+	dropExecPages()
 	metrics.Read(t.sample)
 	t.last = t.sample[0].Value.Uint64()
 	return true

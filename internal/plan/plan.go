@@ -78,7 +78,12 @@ func Resolve(o Options) (*Plan, error) {
 	}
 	// A command given picks its own profile (claude, codex, gemini, else
 	// shell); default_profile is for the profile's own command.
-	profileName := cmp.Or(o.Profile, fm.Profile, ProfileForCommand(configDir, command), cfg.DefaultProfile)
+	// Only when neither names one: ProfileForCommand parses every profile
+	// (yaml, rules compiled), half of `sup start --profile P`'s resolving.
+	profileName := cmp.Or(o.Profile, fm.Profile)
+	if profileName == "" {
+		profileName = cmp.Or(ProfileForCommand(configDir, command), cfg.DefaultProfile)
+	}
 	profile, err := LoadProfile(configDir, profileName)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,19 +20,55 @@ import (
 // the CLI.
 const guardEnv = "SUP_GUARD_SESSION"
 
+// guardLeaderEnv carries the current run's leader from the shell guard to
+// the sup it execs to sweep ("0": no run was current).
+const guardLeaderEnv = "SUP_GUARD_LEADER"
+
 // Guard is the helper process that ends the agent's processes when sup
 // itself is SIGKILLed and can run no code (specs/reliability.md). It holds
 // the read end of a pipe whose only write end is sup's: EOF means sup is
 // gone.
 type Guard struct {
 	w   *os.File
+	pid int
 	log *slog.Logger
 }
+
+// guardScript is the guard while sup lives: a POSIX shell blocked in a
+// read of the pipe (fd 3), keeping the current run's leader. Only when the
+// pipe ends without "done" (sup gone, however) does it exec sup — through
+// fd 4, the binary sup was started from, so an upgrade or a deleted binary
+// cannot stop the sweep — with SUP_GUARD_LEADER set, to sweep
+// (RunGuardIfAsked). A shell, not sup itself: a second Go runtime starting
+// beside sup's own start-up cost ~40 ms of CPU on the critical path of
+// every `sup start` and then ~3 MB of private memory and the runtime's
+// periodic work for the supervisor's whole life (specs/performance.md,
+// "Start-up and the guard"). "done" with no run current is a normal exit:
+// nothing to sweep. IFS is set: a shell may take it from the environment.
+const guardScript = `trap '' HUP INT TERM QUIT PIPE
+IFS=' '
+c=0
+while read -r w p; do
+case $w in
+run) c=$p ;;
+end) [ "$p" = "$c" ] && c=0 ;;
+"done") [ "$c" = 0 ] && exit 0 ;;
+esac
+done <&3
+exec 3<&-
+SUP_GUARD_LEADER=$c
+export SUP_GUARD_LEADER
+exec /proc/self/fd/4
+`
+
+// guardShell is the shell the guard runs in; a var so a test can make it
+// missing.
+var guardShell = "/bin/sh"
 
 // StartGuard starts the guard for a session. It stays in sup's session (so
 // the family code never takes it for the agent's), in a process group of
 // its own, and ignores the signals that end a pane, so it outlives sup long
-// enough to clean up.
+// enough to clean up. Without a shell it is sup itself re-executed.
 func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -43,11 +80,27 @@ func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 	}
 	defer r.Close()
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), guardEnv+"="+sessionID)
-	cmd.ExtraFiles = []*os.File{r} // fd 3
+	env := os.Environ()
+	if _, err := os.Stat(guardShell); err == nil {
+		exe, err := os.Open(self)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("guard: %w", err)
+		}
+		defer exe.Close()
+		cmd = exec.Command(guardShell, "-c", guardScript)
+		cmd.ExtraFiles = []*os.File{r, exe} // fds 3 and 4
+		// A shell run as bash may source $BASH_ENV, dash $ENV when interactive.
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			return strings.HasPrefix(kv, "ENV=") || strings.HasPrefix(kv, "BASH_ENV=")
+		})
+	} else {
+		cmd.ExtraFiles = []*os.File{r} // fd 3
+	}
+	cmd.Env = append(env, guardEnv+"="+sessionID)
 	// Its own process group: the hangup of a closing pane goes to the
-	// foreground group, and could come before the guard (a Go program
-	// still starting) has ignored SIGHUP.
+	// foreground group, and could come before the guard (still starting)
+	// has ignored SIGHUP.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
@@ -58,7 +111,7 @@ func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 		log.Info("guard_exited", "pid", cmd.Process.Pid, "err", err)
 	}()
 	log.Info("guard_started", "pid", cmd.Process.Pid)
-	return &Guard{w: w, log: log}, nil
+	return &Guard{w: w, pid: cmd.Process.Pid, log: log}, nil
 }
 
 // Run tells the guard which run is current. A nil guard ignores it.
@@ -76,21 +129,32 @@ func (g *Guard) send(what string, pid int) {
 	}
 }
 
-// Close lets the guard go: sup is exiting normally, its runs are over.
+// Close lets the guard go: sup is exiting normally, its runs are over, so
+// "done" first — the guard exits without a sweep (which lists every
+// process on the host). A run still current at "done" is swept anyway.
 func (g *Guard) Close() {
 	if g != nil {
-		g.w.Close() // Best effort: the guard then sweeps (finding nothing) and exits.
+		fmt.Fprintf(g.w, "done 0\n") // Best effort: without it the guard sweeps, finding nothing.
+		g.w.Close()                  // Best effort.
 	}
 }
 
 // RunGuardIfAsked turns this process into a supervisor's guard when sup
-// started it as one, and never returns then. main calls it first.
+// started it as one, and never returns then. main calls it first. With
+// SUP_GUARD_LEADER set, the shell guard (guardScript) saw sup go and exec'd
+// this binary to sweep; without, this process is the guard itself (no
+// shell) and reads the pipe first.
 func RunGuardIfAsked() {
 	id := os.Getenv(guardEnv)
 	if id == "" {
 		return
 	}
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGPIPE)
+	if leader, ok := os.LookupEnv(guardLeaderEnv); ok {
+		n, _ := strconv.Atoi(leader)
+		sweepOrphaned(id, n)
+		os.Exit(0)
+	}
 	current := 0
 	sc := bufio.NewScanner(os.NewFile(3, "guard-pipe"))
 	for sc.Scan() {
@@ -101,6 +165,8 @@ func RunGuardIfAsked() {
 			current = pid
 		case what == "end" && pid == current:
 			current = 0
+		case what == "done" && current == 0:
+			os.Exit(0)
 		}
 	}
 	sweepOrphaned(id, current)

@@ -25,6 +25,7 @@ type sizes struct {
 	scale        []int   // live supervisors for `sup ls`
 	lsCalls      int     // `sup ls --json` calls per scale
 	idle         float64 // seconds an idle supervisor is watched
+	settle       float64 // seconds the fleet settles before its idle window
 	startups     int     // `sup start -- true` runs
 	detectRounds int     // real Claude turns per detection mode (0: not run)
 	truthRounds  int     // untouched real Claudes triggered (benchTruth)
@@ -35,8 +36,8 @@ type sizes struct {
 }
 
 var (
-	fullSizes  = sizes{"full", 1000, 200 << 20, 3, []int{50, 100, 200}, 20, 60, 20, 3, 10, 40 << 20, 5}
-	smokeSizes = sizes{"smoke", 20, 4 << 20, 1, []int{2, 4}, 3, 1, 3, 0, 0, 1 << 20, 1}
+	fullSizes  = sizes{"full", 1000, 200 << 20, 3, []int{50, 100, 200}, 20, 60, 35, 20, 3, 10, 40 << 20, 5}
+	smokeSizes = sizes{"smoke", 20, 4 << 20, 1, []int{2, 4}, 3, 1, 0, 3, 0, 0, 1 << 20, 1}
 )
 
 // TestBench runs every section and prints the report; with SUP_BENCH=full
