@@ -23,6 +23,7 @@ import (
 // control byte or bidi control reaches the terminal, the JSON reads back
 // as what the agent said, and no #(…) runs (specs/security.md).
 func TestE2EHostileVerbs(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	touch := filepath.Join(t.TempDir(), "pwned")
 	name := "evil#(touch " + touch + ")#{pane_id}#[fg=red]"
@@ -100,6 +101,7 @@ func TestE2EHostileVerbs(t *testing.T) {
 // a bidi override: the screen shows them as escapes, the pane's title is
 // not renamed, and no OSC 52 reaches the attached client's terminal.
 func TestE2EHostileDashPick(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	client := f.Tmux.AttachClient(t)
 	f.Start("evil", "-echo")

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI specifications in testdata/script. Each script
 // gets a private HOME, config, state and runtime dir, and fakeagent in PATH.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
