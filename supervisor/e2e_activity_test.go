@@ -42,8 +42,11 @@ func TestE2EShellForeground(t *testing.T) {
 }
 
 // TestE2EStopInteractiveBash: `sup stop` of an interactive bash ends it
-// within 1 s: the SIGHUP goes first (bash ignores SIGTERM but not the
-// hangup a closing terminal sends), and sup stop says which signal did it.
+// at once, not after the 10 s stop_grace: the SIGHUP goes first (bash
+// ignores SIGTERM but not the hangup a closing terminal sends), and sup
+// stop says which signal did it. (Within 1 s on an idle machine; the bound
+// is half the grace, since the sup process itself takes a second or two to
+// start and exit on a loaded one.)
 func TestE2EStopInteractiveBash(t *testing.T) {
 	bash := testutil.Program(t, "bash", "apt-get install bash")
 	r := newRig(t, "stop_grace: 10s\n")
@@ -54,8 +57,8 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
 	start := time.Now()
 	out := r.mustSup("stop", "doc")
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("sup stop of an interactive bash took %v, want within 1s", d)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("sup stop of an interactive bash took %v, want well within the 10s stop_grace", d)
 	}
 	if out != "stopped doc (SIGHUP ended the agent)\n" {
 		t.Fatalf("sup stop printed %q", out)

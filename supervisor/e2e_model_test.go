@@ -3,6 +3,7 @@
 package supervisor_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,6 +62,44 @@ func (r *rig) sessionLog(st ipc.State) string {
 	return string(data)
 }
 
+// subscribe opens a subscription to the rig's only session, closed at
+// the test's end.
+func (r *rig) subscribe(events ...string) *ipc.Subscription {
+	r.t.Helper()
+	c, err := ipc.Dial(r.sockets()[0], 5*time.Second)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sub, err := c.Subscribe(ctx, events)
+	if err != nil {
+		c.Close()
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { sub.Close() })
+	return sub
+}
+
+// activityUntil reads sub's activity events until want says yes and
+// returns when the server published that one, failing after timeout (the
+// subscription is closed then).
+func activityUntil(t *testing.T, sub *ipc.Subscription, timeout time.Duration, what string, want func(ipc.ActivityEvent) bool) time.Time {
+	t.Helper()
+	timer := time.AfterFunc(timeout, func() { sub.Close() })
+	defer timer.Stop()
+	for {
+		ev, err := sub.Next()
+		if err != nil {
+			t.Fatalf("waiting up to %v for %s: %v", timeout, what, err)
+		}
+		var a ipc.ActivityEvent
+		if ev.Event == ipc.EventActivity && ev.DecodeData(&a) == nil && want(a) {
+			return time.UnixMilli(ev.At)
+		}
+	}
+}
+
 func (r *rig) counters() map[string]int64 {
 	r.t.Helper()
 	var m ipc.MetricsResult
@@ -105,10 +144,14 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 		t.Fatalf("the screen sent: %q", q.UserText)
 	}
 	// A key undoes the reading; once quiet again, the same screen is read
-	// from the cache, not sent again.
+	// from the cache, not sent again. Watched as events, not polled: on
+	// a loaded machine the undo and the reading again can both fall
+	// between two polls of the state.
+	sub := r.subscribe(ipc.EventActivity)
 	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "the key undoing the reading", func() bool { return r.state("doc").ModelState == "" || r.state("doc").Reason != "model" })
-	testutil.WaitUntil(t, 10*time.Second, "the reading again", func() bool { return r.state("doc").Reason == "model" })
+	activityUntil(t, sub, 10*time.Second, "the key undoing the reading", func(a ipc.ActivityEvent) bool { return a.Reason != "model" })
+	activityUntil(t, sub, 15*time.Second, "the reading again", func(a ipc.ActivityEvent) bool { return a.Reason == "model" })
+	sub.Close()
 	if n := fm.Count("chat"); n != 1 {
 		t.Fatalf("%d calls for one screen, want 1", n)
 	}

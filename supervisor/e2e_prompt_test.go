@@ -3,6 +3,7 @@
 package supervisor_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -51,7 +52,7 @@ func TestE2EAnswerHookPrompt(t *testing.T) {
 	if _, err := r.answer(ipc.AnswerParams{Choice: "yes", Expect: st.PromptID}); err != nil {
 		t.Fatalf("answer yes: %v", err)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "ready after the answer", func() bool { return r.state("doc").Activity == "ready" })
+	testutil.WaitUntil(t, 15*time.Second, "ready after the answer", func() bool { return r.state("doc").Activity == "ready" })
 	r.hook(`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm build"}}`, "--agent", "claude")
 	first := r.state("doc")
 	if first.Activity != "needs_confirmation" || first.PromptID == "" || first.Summary != "Bash: rm build" {
@@ -169,15 +170,19 @@ sys.stdin.readline()
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "python3", script)
 	testutil.WaitUntil(t, 10*time.Second, "the socket", func() bool { return len(r.sockets()) == 1 })
 	st := r.waitPrompt("")
+	// Ready is read off the server's event, stamped when it was
+	// published: polling the state measured the poll too, seconds on a
+	// loaded machine.
+	sub := r.subscribe(ipc.EventActivity)
 	res, err := r.answer(ipc.AnswerParams{Choice: "yes", Expect: st.PromptID})
 	if err != nil || res.AckedBy == "" {
 		t.Fatalf("answer: %+v %v, want acknowledged", res, err)
 	}
 	answered := time.Now()
-	testutil.WaitUntil(t, 5*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	ready := activityUntil(t, sub, 10*time.Second, "ready", func(a ipc.ActivityEvent) bool { return a.Activity == "ready" })
 	// Within a second on an idle machine (specs/detection.md); the bound
 	// leaves room for a loaded one: before, it never left.
-	if took := time.Since(answered); took > 2*time.Second {
+	if took := ready.Sub(answered); took > 2*time.Second {
 		logs, _ := filepath.Glob(filepath.Join(r.dir, "*", "sup", "*.log"))
 		for _, l := range logs {
 			b, _ := os.ReadFile(l)
@@ -207,12 +212,24 @@ func TestE2ESilentChildReady(t *testing.T) {
 	})
 	testutil.WaitUntil(t, 10*time.Second, "the session's socket", func() bool { return len(r.sockets()) == 1 })
 	up := time.Now()
-	var st ipc.State
-	testutil.WaitUntil(t, 5*time.Second, "cat to read ready", func() bool {
-		st = r.state("doc")
-		return st.Activity == "ready"
-	})
-	if took := time.Since(up); took > 2*time.Second || st.Profile != "shell" {
+	// When ready came is the server's stamp on its event (replayed from
+	// the start): polling the state measured the poll too, seconds on a
+	// loaded machine.
+	c, err := ipc.Dial(r.sockets()[0], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sub, _, err := c.SubscribeSince(ctx, []string{ipc.EventActivity}, 0)
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	ready := activityUntil(t, sub, 10*time.Second, "cat to read ready", func(a ipc.ActivityEvent) bool { return a.Activity == "ready" })
+	st := r.state("doc")
+	if took := ready.Sub(up); took > 2*time.Second || st.Profile != "shell" {
 		t.Fatalf("ready %s after the socket came up, profile %s; want within 2s under shell", took, st.Profile)
 	}
 }

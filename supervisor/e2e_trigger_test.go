@@ -121,45 +121,6 @@ func TestE2ETriggerPasteByteExact(t *testing.T) {
 	}
 }
 
-// TestE2ETriggerRateLimitLoopGuard: the third trigger within the rate
-// window is deferred until the window frees; the loop guard blocks a
-// thread that got triggers without progress until unblock.
-func TestE2ETriggerRateLimitLoopGuard(t *testing.T) {
-	r := newRig(t, triggerConfig+"  rate_limit: 2\n  rate_window: 1500ms\n  loop_no_progress: 4\n")
-	r.start("-ready", "-raw", "-ack")
-	// fakeagent's Stop hook ("fakeagent ready") follows its ready line:
-	// its word arriving after the first trigger would be progress.
-	testutil.WaitUntil(t, 10*time.Second, "the ready hook's word", func() bool { return r.state("doc").Summary == "fakeagent ready" })
-	for _, id := range []string{"r-1", "r-2"} {
-		if res := r.trigger(ipc.TriggerParams{TriggerID: id, Prompt: "p " + id, Wait: true}); res.Result != ipc.OutcomeDelivered {
-			t.Fatalf("%s: %+v", id, res)
-		}
-	}
-	res := r.trigger(ipc.TriggerParams{TriggerID: "r-3", Prompt: "p r-3"})
-	if res.Result != ipc.OutcomeDeferred || res.ErrorCode != ipc.CodeTriggerRateLimited {
-		t.Fatalf("third within the window: %+v, want deferred TRIGGER_RATE_LIMITED", res)
-	}
-	if res := r.trigger(ipc.TriggerParams{TriggerID: "o-1", ThreadID: "other", Prompt: "p", Wait: true}); res.Result != ipc.OutcomeDelivered {
-		t.Fatalf("another thread: %+v; the limit is per thread", res)
-	}
-	r.waitTriggerCount("delivered", 4)
-	res = r.trigger(ipc.TriggerParams{TriggerID: "r-4", Prompt: "p r-4", Wait: true})
-	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeThreadAutoBlocked {
-		t.Fatalf("fourth without progress: %+v, want THREAD_AUTO_BLOCKED", res)
-	}
-	if st := r.state("doc"); len(st.BlockedThreads) != 1 || st.BlockedThreads[0] != "default" {
-		t.Fatalf("blocked threads %v", st.BlockedThreads)
-	}
-	var ub ipc.UnblockResult
-	if err := r.call(ipc.MethodUnblock, ipc.UnblockParams{ThreadID: "default"}, &ub); err != nil || !ub.Blocked {
-		t.Fatalf("unblock: %+v %v", ub, err)
-	}
-	// The refused id was not remembered: sent again, it goes.
-	if res := r.trigger(ipc.TriggerParams{TriggerID: "r-4", Prompt: "p r-4", Wait: true}); res.Result != ipc.OutcomeDelivered || res.Repeat {
-		t.Fatalf("after unblock: %+v", res)
-	}
-}
-
 // TestE2ETriggerIdempotent: a repeated trigger id gets its first outcome
 // and types nothing, also after sup was restarted on the same document.
 func TestE2ETriggerIdempotent(t *testing.T) {
@@ -183,35 +144,6 @@ func TestE2ETriggerIdempotent(t *testing.T) {
 	}
 	if n := len(r.audit()); n != 1 {
 		t.Fatalf("audit has %d lines, want 1", n)
-	}
-}
-
-// TestE2ETriggerRestartCancels: a restart while a trigger waits for its
-// ack cancels it; nothing is typed into the new child.
-func TestE2ETriggerRestartCancels(t *testing.T) {
-	r := newRig(t, triggerConfig)
-	rec := filepath.Join(r.dir, "rec")
-	starts := filepath.Join(r.dir, "starts")
-	r.start("-ready", "-raw", "-record", rec, "-starts", starts)
-	// The ready marker is output, which reads busy until quiet: a trigger
-	// without wait is accepted only once the session reads ready (under
-	// load that came after the marker and the trigger was deferred).
-	testutil.WaitUntil(t, 10*time.Second, "the session to read ready", func() bool { return r.state("doc").Activity == "ready" })
-	res := r.trigger(ipc.TriggerParams{TriggerID: "c-1", Prompt: "never acked", AckTimeoutMS: 10000})
-	if res.Result != ipc.OutcomeAccepted {
-		t.Fatalf("without wait: %+v, want accepted", res)
-	}
-	testutil.WaitUntil(t, 5*time.Second, "the paste", func() bool { return strings.Contains(r.recorded(rec), "\r") })
-	r.mustSup("restart", "doc")
-	r.waitTriggerCount("failed", 1)
-	r.waitStarts(starts, 2)
-	time.Sleep(500 * time.Millisecond) // a stale retry would come now
-	if n := strings.Count(r.recorded(rec), "[BRIDGE_TRIGGER id="); n != 1 {
-		t.Fatalf("the trigger was typed %d times, want once (into the first child only)", n)
-	}
-	a := r.audit()
-	if len(a) != 1 || a[0]["error_code"] != string(ipc.CodeTriggerCancelled) {
-		t.Fatalf("audit %v, want one TRIGGER_CANCELLED", a)
 	}
 }
 

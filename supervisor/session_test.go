@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -75,7 +76,8 @@ func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 		Document: "doc.md", Profile: "shell", InvocationDir: dir,
 		Command: append([]string{fake, "-raw", "-record", r.record}, args...),
 		Environ: []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-			"XDG_STATE_HOME=" + filepath.Join(dir, "state")},
+			"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
+			"GORACE=" + os.Getenv("GORACE")}, // testutil's: no second of sleep at fakeagent's exit
 	}
 	pl, err := plan.Resolve(o)
 	if err != nil {
@@ -250,6 +252,16 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 	}
 	if n := strings.Count(r.recorded(), "id=t3"); n != 1 {
 		t.Fatalf("the trigger was written %d times, want once (never into the successor)", n)
+	}
+	// The audit trail has its one line, cancelled.
+	audit := filepath.Join(filepath.Dir(r.record), "state", "sup", "audit.jsonl")
+	var line map[string]any
+	testutil.WaitUntil(t, 5*time.Second, "the audit line", func() bool {
+		data, _ := os.ReadFile(audit) // Best effort: absent until written.
+		return json.Unmarshal(data, &line) == nil
+	})
+	if line["trigger_id"] != "t3" || line["error_code"] != string(ipc.CodeTriggerCancelled) {
+		t.Fatalf("audit %v, want one TRIGGER_CANCELLED line for t3", line)
 	}
 }
 
