@@ -17,6 +17,7 @@ import (
 // at its prompt and busy while a command runs, from the pty's foreground
 // process group.
 func TestE2EShellForeground(t *testing.T) {
+	t.Parallel()
 	// An interactive shell ignores SIGTERM: a short grace keeps cleanup quick.
 	r := newRig(t, "activity: {ready_debounce: 200ms}\nstop_grace: 300ms\n")
 	r.env["SHELL"] = "/bin/sh"
@@ -48,6 +49,7 @@ func TestE2EShellForeground(t *testing.T) {
 // is half the grace, since the sup process itself takes a second or two to
 // start and exit on a loaded one.)
 func TestE2EStopInteractiveBash(t *testing.T) {
+	t.Parallel()
 	bash := testutil.Program(t, "bash", "apt-get install bash")
 	r := newRig(t, "stop_grace: 10s\n")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"),
@@ -70,6 +72,7 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 // commands that print keep the thread going past loop_no_progress;
 // commands that print nothing (only their echo and a new prompt) trip it.
 func TestE2EShellLoopGuardProgress(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {ready_debounce: 100ms}\nstop_grace: 300ms\ntrigger: {loop_no_progress: 3, rate_limit: 1000, recheck: 50ms}\n")
 	r.env["SHELL"] = "/bin/sh"
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"))

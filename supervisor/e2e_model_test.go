@@ -114,6 +114,7 @@ func (r *rig) counters() map[string]int64 {
 // fallback calls it a question; the same screen again makes no second
 // call; `sup answer` types the key of the option the human picked.
 func TestE2EModelReadsUnknownDialog(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "")
 	fm.Queue(fakemodel.Turn{Text: menuReading})
 	pane := r.startMenu()
@@ -174,6 +175,7 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 // summary, and the idle screen after it, are never sent, even with
 // summaries on.
 func TestE2EModelKnownScreensMakeNoCall(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  summaries: true\n")
 	pane, st := r.startConfirm("rm build")
 	if st.Summary != "rm build" {
@@ -194,6 +196,7 @@ func TestE2EModelKnownScreensMakeNoCall(t *testing.T) {
 // answers prose or a state not in the list leaves the fallback's verdict
 // as it is, with one log line and the failure's counter.
 func TestE2EModelFailures(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		turn fakemodel.Turn
@@ -227,6 +230,7 @@ func TestE2EModelFailures(t *testing.T) {
 
 // TestE2EModelRedaction: secrets on the screen never reach the endpoint.
 func TestE2EModelRedaction(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  redact: ['corp-[0-9]+']\n")
 	script := `printf 'key sk-ant-api03-SECRETSECRETSECRET\naws AKIAIOSFODNN7EXAMPLE\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\npassword: hunter2\nhost corp-42\nPick a colour [r/g/b]: '; read c; sleep 30`
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "confirm", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
@@ -248,6 +252,7 @@ func TestE2EModelRedaction(t *testing.T) {
 // rows (its prefix at the end of one, its body at the start of the next)
 // reaches the endpoint as neither part.
 func TestE2EModelRedactionWrapped(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "")
 	// Dots up to 10 columns before the row's end, then the token: the
 	// terminal wraps it after "ghp_012345".
@@ -277,6 +282,7 @@ func TestE2EModelRedactionWrapped(t *testing.T) {
 // its runtime dir ($SUP_SOCKET's) gives no call back: the supervisor that
 // spent the budget holds it and writes it back.
 func TestE2EModelBudgetFileDeleted(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRigBudget(t, 1, "")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Pick a colour","actions_needed":[{"label":"red","key":"r"}]}`})
 	script := `printf 'Pick a colour [r/g/b]: '; read c; budget="$(dirname "$SUP_SOCKET")/model-budget"; ` +
@@ -301,6 +307,7 @@ func TestE2EModelBudgetFileDeleted(t *testing.T) {
 // TestE2EModelReadyDeliversNoTrigger: the model calling an unknown screen
 // ready does not open the gate: a queued trigger stays queued.
 func TestE2EModelReadyDeliversNoTrigger(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "trigger: {recheck: 100ms}\n")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"READY","summary":"idle at a prompt","actions_needed":[]}`})
 	rec := filepath.Join(r.dir, "typed")
@@ -323,6 +330,7 @@ func TestE2EModelReadyDeliversNoTrigger(t *testing.T) {
 // reads but takes no summary from gets the model's, once; the rule keeps
 // the activity and the answer keys.
 func TestE2EModelSummaryOfKnownDialog(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  summaries: true\n")
 	r.write("config/sup/profiles/nosum.yaml", strings.Replace(testutil.ConfirmProfile, "      summary: '(?m)^Allow (.+)\\? \\[y/n\\]$'\n", "", 1)+"unknown_after: 1s\n")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Allow removing the build directory?","actions_needed":[{"label":"Yes","key":"y"}]}`})

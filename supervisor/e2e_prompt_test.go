@@ -22,6 +22,7 @@ import (
 // appeared are no answer in progress: the answer goes (specs/triggers.md,
 // "Answers"); a key after it still refuses (TestE2EAnswer).
 func TestE2EAnswerKeysBeforePrompt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {quiet_window: 20s}\n")
 	rec := filepath.Join(r.dir, "typed")
 	pane, st := r.startConfirm("rm build", "-record", rec, "-reask", "1500ms")
@@ -47,6 +48,7 @@ func TestE2EAnswerKeysBeforePrompt(t *testing.T) {
 // screen catches up; an answer with it works, releases the hook's hold,
 // and a quick "no" leaves needs_confirmation within a second.
 func TestE2EAnswerHookPrompt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {hook_hold: 10s}\n")
 	pane, st := r.startConfirm("rm build", "-reask", "1500ms")
 	if _, err := r.answer(ipc.AnswerParams{Choice: "yes", Expect: st.PromptID}); err != nil {
@@ -84,6 +86,7 @@ func TestE2EAnswerHookPrompt(t *testing.T) {
 // takes no digit: prompt_choices says so, and `1` is refused naming the
 // valid choices, nothing typed.
 func TestE2EAnswerChoicesFromDialog(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	rec := filepath.Join(r.dir, "typed")
 	_, st := r.startConfirm("rm build", "-options=false", "-record", rec)
@@ -114,6 +117,7 @@ input("next> ")
 // question as summary, and `sup answer` answers them; a password prompt
 // is shown but never answered.
 func TestE2EAnswerAnyProgram(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	script := r.write("ask.py", askPy)
 	for i, c := range []struct{ kind, summary, choice, got string }{
@@ -157,6 +161,7 @@ func TestE2EAnswerAnyProgram(t *testing.T) {
 // screen: the answer is acknowledged (the screen no longer shows the
 // dialog) and the session is ready within a second.
 func TestE2EAnswerDialogGone(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	script := r.write("onekey.py", `import os, sys, termios, tty
 old = termios.tcgetattr(0)
@@ -195,6 +200,7 @@ sys.stdin.readline()
 // TestE2ESilentChildReady: a headless child that never prints (cat, its
 // stdin a pipe that stays open) reads ready once it waits on its terminal.
 func TestE2ESilentChildReady(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	cmd := exec.Command(r.bins.Sup, "start", "--size", "80x24", filepath.Join(r.dir, "doc.md"), "--", "cat")
 	cmd.Env, cmd.Dir, cmd.Stdout = r.environ(), r.dir, io.Discard
@@ -237,6 +243,7 @@ func TestE2ESilentChildReady(t *testing.T) {
 // TestE2EErrorIsStuck: a turn ended by an API error (Claude's StopFailure
 // hook) waits on the human: it enters the queue with its message.
 func TestE2EErrorIsStuck(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	r.hook(`{"hook_event_name":"StopFailure","error":"invalid_request","error_details":"API Error: 400 prompt is too long"}`, "--agent", "claude")

@@ -87,6 +87,7 @@ func (r *rig) waitTriggerCount(outcome string, n int) {
 // sequences arrives sanitised, in its envelope, as ONE bracketed paste and
 // ONE separate submit, is acked by the screen marker, and is audited.
 func TestE2ETriggerPasteByteExact(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)
@@ -124,6 +125,7 @@ func TestE2ETriggerPasteByteExact(t *testing.T) {
 // TestE2ETriggerIdempotent: a repeated trigger id gets its first outcome
 // and types nothing, also after sup was restarted on the same document.
 func TestE2ETriggerIdempotent(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
@@ -152,6 +154,7 @@ func TestE2ETriggerIdempotent(t *testing.T) {
 // and delivers once it is ready; with a conversation id the resume is tried
 // and its failure reported as RESUME_FAILED.
 func TestE2ETriggerBringsChildBack(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig+"crash: {transient_delay: 60s}\n")
 	starts := filepath.Join(r.dir, "starts")
 	pane := r.start("-ready", "-raw", "-ack", "-starts", starts)
@@ -179,6 +182,7 @@ func TestE2ETriggerBringsChildBack(t *testing.T) {
 // audit line cannot be written; the trigger is still delivered, and the
 // failure is reported in the result and the session log.
 func TestE2ETriggerReadOnlyStateDir(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig)
 	pane := r.start("-ready", "-raw", "-ack")
 	dir := filepath.Join(r.env["XDG_STATE_HOME"], "sup")
@@ -230,6 +234,7 @@ func killChild(t *testing.T, pid int) {
 // TestE2ETriggerCLI: sup trigger prints the outcome and says it in its
 // exit status; sup unblock answers for a thread that was not blocked.
 func TestE2ETriggerCLI(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig)
 	r.start("-ready", "-raw", "-ack")
 	out := r.mustSup("trigger", "--id", "cli-1", "--thread", "t", "--reason", "ci", "doc", "hello\nworld")
@@ -258,6 +263,7 @@ func TestE2ETriggerCLI(t *testing.T) {
 // the operator busy without any key; the trigger waits, types nothing, and
 // fails with DEFER_TIMEOUT after max_defer.
 func TestE2ETriggerDraftDefers(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig+"  max_defer: 1500ms\n")
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-ack", "-record", rec, "-draft", "half a thought")
@@ -277,6 +283,7 @@ func TestE2ETriggerDraftDefers(t *testing.T) {
 // not get the Enter: the trigger fails SUBMIT_WITHHELD, never retried, and
 // the dialog stays open for the human.
 func TestE2ETriggerWithholdsEnterFromDialog(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig)
 	// The confirm profile with time for the dialog to be read before the
 	// Enter would go.
