@@ -202,9 +202,11 @@ func (r *remoteHost) env() []string {
 		"GORACE=" + os.Getenv("GORACE")} // testutil's: no second of sleep at each race-built exit
 }
 
-// usersMu serialises useradd and userdel: the hosts tests run in
-// parallel, and both take /etc/passwd's lock, failing at once ("cannot
-// lock /etc/passwd") when another holds it.
+// usersMu serialises this process's useradd and userdel: both take
+// /etc/passwd's lock and fail at once ("cannot lock /etc/passwd") when
+// another holds it. The second-host tests run one at a time today (each
+// starts an sshd, which a loaded machine already makes slow to answer);
+// the lock keeps a parallel one from failing on the other's user.
 var usersMu sync.Mutex
 
 func (r *remoteHost) command(name string, args ...string) *exec.Cmd {
