@@ -68,13 +68,16 @@ test: lint unit fuzz
 # and to waiting on them; under -race the sup binary they drive is built
 # with it too, which cost ~90 s of a 15-minute budget on 2 cores, while
 # sup's races are what the supervisor, broker and cmd/sup end-to-end tests
-# catch with fakeagent (specs/testing.md, "The suite's time").
+# catch with fakeagent (specs/testing.md, "The suite's time"). GORACE:
+# a race-built process sleeps 1 s at exit by default (atexit_sleep_ms),
+# and every test binary and every sup and fakeagent the tests start is
+# one (testutil sets it too, for a bare `go test -race`).
 AGENTTEST = ./internal/testing/agenttest
 unit:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit-race unit-agents
 
 unit-race:
-	$(GO) test -race -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/internal/testing/agenttest$$')
+	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/internal/testing/agenttest$$')
 
 unit-agents:
 	$(GO) test -count=1 -timeout 12m $(AGENTTEST)

@@ -18,6 +18,7 @@ import (
 // restarts and its halt, with the exit and its last line as the summary,
 // and in the status line; sup resume starts a new episode.
 func TestE2ECrashLoopWaits(t *testing.T) {
+	t.Parallel()
 	// The first restart waits 3 s: the first crash's queue entry must be
 	// there to see before the loop halts (at 300 ms a loaded CI machine's
 	// first `sup queue` already found it halted).

@@ -20,6 +20,7 @@ import (
 // attached client, and `sup next` opens a local window named after the
 // remote one. No FILE appears; the names are shown as written.
 func TestE2EHostileNamesInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	r := newRemoteHost(t, f.Rig)
 	f.write("config/sup/config.yaml", r.hostsConfig())

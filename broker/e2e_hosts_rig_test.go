@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -67,7 +68,11 @@ func newRemoteHost(t testing.TB, rig *testutil.Rig) *remoteHost {
 	r := &remoteHost{t: t, rig: rig, user: "suprt" + hex.EncodeToString(rnd[:])}
 	// -p "*": no password, yet not locked ("!"), which sshd without PAM
 	// refuses even for key auth.
-	run(t, "useradd", "-m", "-p", "*", "-s", "/bin/sh", r.user)
+	func() {
+		usersMu.Lock()
+		defer usersMu.Unlock()
+		run(t, "useradd", "-m", "-p", "*", "-s", "/bin/sh", r.user)
+	}()
 	t.Cleanup(func() { r.removeUser() })
 	u, err := user.Lookup(r.user)
 	if err != nil {
@@ -117,7 +122,8 @@ AllowUsers %s
 MaxSessions 200
 MaxStartups 100
 LogLevel ERROR
-`, r.port, filepath.Join(keys, "hostkey"), r.user)), 0o600)
+SetEnv "GORACE=%s"
+`, r.port, filepath.Join(keys, "hostkey"), r.user, os.Getenv("GORACE"))), 0o600)
 	sshd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfg)
 	// A file, not a pipe: each connection's sshd inherits it, and Wait
 	// would wait for the last of them.
@@ -192,8 +198,16 @@ LogLevel ERROR
 // env is the remote user's environment: its own home and default
 // runtime dir ($TMPDIR unset: /tmp/sup-<uid>), as an ssh login gets.
 func (r *remoteHost) env() []string {
-	return []string{"HOME=" + r.home, "USER=" + r.user, "LOGNAME=" + r.user, "PATH=" + r.bin + ":/usr/bin:/bin", "TERM=xterm-256color"}
+	return []string{"HOME=" + r.home, "USER=" + r.user, "LOGNAME=" + r.user, "PATH=" + r.bin + ":/usr/bin:/bin", "TERM=xterm-256color",
+		"GORACE=" + os.Getenv("GORACE")} // testutil's: no second of sleep at each race-built exit
 }
+
+// usersMu serialises this process's useradd and userdel: both take
+// /etc/passwd's lock and fail at once ("cannot lock /etc/passwd") when
+// another holds it. The second-host tests run one at a time today (each
+// starts an sshd, which a loaded machine already makes slow to answer);
+// the lock keeps a parallel one from failing on the other's user.
+var usersMu sync.Mutex
 
 func (r *remoteHost) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
@@ -261,7 +275,9 @@ func (r *remoteHost) removeUser() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	usersMu.Lock()
 	exec.Command("userdel", "-r", "-f", r.user).Run() // Best effort: reported below if it stays.
+	usersMu.Unlock()
 	os.RemoveAll(fmt.Sprintf("/tmp/sup-%d", r.uid))
 	os.RemoveAll(fmt.Sprintf("/tmp/tmux-%d", r.uid))
 	if _, err := user.Lookup(r.user); err == nil {

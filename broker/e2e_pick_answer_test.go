@@ -29,6 +29,7 @@ func (f *fleet) startConfirm(name, question string) string {
 // and options show under the preview, y answers it (with the prompt id
 // shown), and the selection moves on to the next waiting session.
 func TestE2EPickAnswers(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa := f.startConfirm("alpha", "rm alpha")
 	time.Sleep(5 * time.Millisecond)
@@ -52,6 +53,7 @@ func TestE2EPickAnswers(t *testing.T) {
 // prefix+g opens it): the keys are typed into that client, y answers the
 // prompt shown, q closes the popup.
 func TestE2EPickAnswersInPopup(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa := f.startConfirm("alpha", "rm alpha")
 	args := []string{"display-popup", "-c", f.client.TTY, "-w", "90%", "-h", "80%"}
@@ -115,6 +117,7 @@ func (f *fleet) startDemo(name, first string) string {
 // command for good, n declines it, and a digit, which this dialog does not
 // take, is refused naming the choices it does.
 func TestE2EPickAnswersDemo(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa := f.startDemo("alpha", "deploy alpha")
 	time.Sleep(5 * time.Millisecond)

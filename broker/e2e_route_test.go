@@ -40,6 +40,7 @@ func (f *fleet) routeDoc(name, workspace, role string) string {
 // agents_<workspace>; with nothing recorded, --doc starts fresh; every step
 // is audited with source broker.
 func TestE2ERoute(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, routeConfig)
 	f.write("config/sup/profiles/fake.yaml", routeProfile)
 	doc := f.routeDoc("rev", "w1", "reviewer")
@@ -104,6 +105,7 @@ func TestE2ERoute(t *testing.T) {
 
 // Without tmux the route runs the profile's headless resume detached.
 func TestE2ERouteHeadless(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	// Headless means no terminal: fakeagent without -raw.
 	f.write("config/sup/profiles/fake.yaml", "command: [fakeagent]\n"+routeProfile[strings.Index(routeProfile, "resume_args"):])
@@ -153,6 +155,7 @@ func TestE2ERouteHeadless(t *testing.T) {
 // the route fails at once with sup start's own words naming it, not after
 // the start timeout.
 func TestE2ERouteBringsBackCommand(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, routeConfig)
 	f.write("config/sup/profiles/fake.yaml", routeProfile)
 	doc := f.write("spam.md", "# spam\n")
@@ -240,6 +243,7 @@ func TestE2ERouteBringsBackCommand(t *testing.T) {
 // an allow-listed one) does not. A caller lacking a variable the session
 // ran with is refused before any window opens.
 func TestE2ERouteCallerEnv(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, routeConfig)
 	f.write("config/sup/profiles/fake.yaml", "env_passthrough: [ROUTE_TOKEN]\n"+
 		strings.Replace(routeProfile, "[fakeagent, -raw, -ack]", "[fakeagent, -raw, -ack, -print-env]", 1))
@@ -297,6 +301,7 @@ func TestE2ERouteCallerEnv(t *testing.T) {
 // starts the session fresh and says why; without tmux the headless route
 // fails naming the refused id, not a missing headless_resume.
 func TestE2ERoutePlantedResumeID(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, routeConfig)
 	f.write("config/sup/profiles/fake.yaml", routeProfile)
 	doc := f.routeDoc("rev", "w1", "reviewer")

@@ -21,6 +21,7 @@ import (
 // exits removes its file, and the file of one killed with SIGKILL is
 // ignored and cleaned by the next status-line.
 func TestE2EStatusLineQueueFiles(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	rt := f.env["SUP_RUNTIME_DIR"]
 	f.start("alpha")

@@ -150,6 +150,7 @@ func wantNames(t *testing.T, got []string, want ...string) {
 // AS-2: A stops, then B stops → head is A → after A progresses, next lands
 // on B. next prints what it did and moves only the named client.
 func TestE2EFIFONext(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa, pb := f.start("alpha"), f.start("beta")
 	f.stuck("alpha")
@@ -172,6 +173,7 @@ func TestE2EFIFONext(t *testing.T) {
 
 // next outside tmux prints the head's pane and fails.
 func TestE2ENextWithoutTmux(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa := f.start("alpha")
 	f.stuck("alpha")
@@ -189,6 +191,7 @@ func TestE2ENextWithoutTmux(t *testing.T) {
 // progresses → the queue presents as empty while A cools; after the
 // cooldown A is head again.
 func TestE2ESkipCooldown(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "queue: {skip_cooldown: 8s}\n")
 	pa, pb := f.start("alpha"), f.start("beta")
 	f.stuck("alpha")
@@ -217,6 +220,7 @@ func TestE2ESkipCooldown(t *testing.T) {
 // AS-6: while the human types in a pane that is not the head, sessions
 // getting stuck and resolving never move the client.
 func TestE2ENoFocusStealing(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	f.start("alpha")
 	pb := f.start("beta")
@@ -238,6 +242,7 @@ func TestE2ENoFocusStealing(t *testing.T) {
 // socket is cleaned; a new session in the same pane is the one navigation
 // targets.
 func TestE2EKilledAndReusedPane(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa := f.start("alpha")
 	f.stuck("alpha")
@@ -267,6 +272,7 @@ func TestE2EKilledAndReusedPane(t *testing.T) {
 // sup pick in a real pty (a tmux pane): the queue with a live preview of
 // the selected session's screen; s skips, Enter jumps, q quits.
 func TestE2EPick(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	f.start("alpha")
 	pb := f.start("beta")
@@ -298,6 +304,7 @@ func (f *fleet) pick(want string) string {
 // The key bindings of sup tmux-keys, pressed on the human's client:
 // prefix+Tab jumps to the head, prefix+S skips it and jumps to the next.
 func TestE2EKeyBindings(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	pa, pb := f.start("alpha"), f.start("beta")
 	keys := f.write("keys.conf", f.mustSup("tmux-keys"))
@@ -322,6 +329,7 @@ func TestE2EKeyBindings(t *testing.T) {
 // FollowAll merges every supervisor's events and picks up a supervisor
 // that starts after it.
 func TestE2EFollowAll(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t, "")
 	f.start("alpha")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -17,6 +17,7 @@ import (
 // at its prompt and busy while a command runs, from the pty's foreground
 // process group.
 func TestE2EShellForeground(t *testing.T) {
+	t.Parallel()
 	// An interactive shell ignores SIGTERM: a short grace keeps cleanup quick.
 	r := newRig(t, "activity: {ready_debounce: 200ms}\nstop_grace: 300ms\n")
 	r.env["SHELL"] = "/bin/sh"
@@ -42,9 +43,13 @@ func TestE2EShellForeground(t *testing.T) {
 }
 
 // TestE2EStopInteractiveBash: `sup stop` of an interactive bash ends it
-// at once: the SIGHUP goes first (bash ignores SIGTERM but not the
-// hangup a closing terminal sends), and sup stop says which signal did it.
+// at once, not after the 10 s stop_grace: the SIGHUP goes first (bash
+// ignores SIGTERM but not the hangup a closing terminal sends), and sup
+// stop says which signal did it. (Within 1 s on an idle machine; the bound
+// is half the grace, since the sup process itself takes a second or two to
+// start and exit on a loaded one.)
 func TestE2EStopInteractiveBash(t *testing.T) {
+	t.Parallel()
 	bash := testutil.Program(t, "bash", "apt-get install bash")
 	r := newRig(t, "stop_grace: 10s\n")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"),
@@ -54,11 +59,8 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
 	start := time.Now()
 	out := r.mustSup("stop", "doc")
-	// What proves it is the signal named below; the bound only says sup
-	// did not wait out the 10 s stop_grace (a loaded CI machine once took
-	// 2 s for the hangup; unloaded it is ~0.1 s).
 	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("sup stop of an interactive bash took %v, want well within the 10 s stop_grace", d)
+		t.Fatalf("sup stop of an interactive bash took %v, want well within the 10s stop_grace", d)
 	}
 	if out != "stopped doc (SIGHUP ended the agent)\n" {
 		t.Fatalf("sup stop printed %q", out)
@@ -70,6 +72,7 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 // commands that print keep the thread going past loop_no_progress;
 // commands that print nothing (only their echo and a new prompt) trip it.
 func TestE2EShellLoopGuardProgress(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {ready_debounce: 100ms}\nstop_grace: 300ms\ntrigger: {loop_no_progress: 3, rate_limit: 1000, recheck: 50ms}\n")
 	r.env["SHELL"] = "/bin/sh"
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"))

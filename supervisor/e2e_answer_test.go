@@ -57,6 +57,8 @@ func errCode(err error) ipc.Code {
 // screen's acknowledgement, bad choices naming the valid ones, and one
 // audit line per answer.
 func TestE2EAnswer(t *testing.T) {
+	// Not parallel: it reads OperatorBusy, true only within the quiet window after a key,
+	// by polling the state (a slow poll beside other tests misses it).
 	r := newRig(t, "activity: {quiet_window: 1s}\n")
 	rec := filepath.Join(r.dir, "typed")
 	pane, st := r.startConfirm("rm build", "-record", rec, "-reask", "300ms")
@@ -120,6 +122,7 @@ func TestE2EAnswer(t *testing.T) {
 
 // TestE2EAnswerNoPrompt: no prompt open is NO_PROMPT, nothing typed.
 func TestE2EAnswerNoPrompt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-raw", "-echo")
 	if _, err := r.answer(ipc.AnswerParams{Choice: "yes"}); errCode(err) != ipc.CodeNoPrompt {
@@ -157,6 +160,7 @@ func decided(e ipc.ExplainResult) ipc.ExplainSignal {
 // screen-decided session (with the lines the rule matched), then a
 // hook-decided one (the screen's verdict still listed), and prints it.
 func TestE2EExplain(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.startConfirm("rm build")
 	e := r.explain()
@@ -182,6 +186,7 @@ func TestE2EExplain(t *testing.T) {
 // fakeagent is a program, not the login shell: reading its terminal, it
 // is ready by rule program:reading with its last line as summary.
 func TestE2EExplainForeground(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {ready_debounce: 100ms}\n")
 	argv := []string{r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"), "--", "fakeagent"}
 	pane := r.tm.NewWindowDir(r.dir, r.env, argv...)
@@ -214,6 +219,7 @@ func TestE2EExplainForeground(t *testing.T) {
 // prompt id changes: an answer with the id read before the swap is
 // PROMPT_CHANGED and types nothing; one with the new id answers.
 func TestE2EAnswerCommandSwapped(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane, st := r.startConfirm("delete the build")
 	r.hook(`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls -la"}}`, "--agent", "claude")

@@ -24,6 +24,8 @@ const staleQuestion = "Should I delete the 3 stale branches?"
 // hooks would send them; internal/testing/agenttest does the same with the real
 // agent.)
 func TestE2EAskedHoldsTrigger(t *testing.T) {
+	// Not parallel: its hooks and trigger race a 3 s ack_timeout and 1 s quiet
+	// window that tests beside it stretched past on a loaded machine.
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
@@ -94,6 +96,7 @@ func TestE2EAskedHoldsTrigger(t *testing.T) {
 // asked session, audited as an applied override; the held trigger's wait
 // past max_busy_wait fails AGENT_ASKED with the question.
 func TestE2EAskedForcedAndTimeout(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig+"  max_busy_wait: 1s\n")
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-ack", "-record", rec)
@@ -119,6 +122,8 @@ func TestE2EAskedForcedAndTimeout(t *testing.T) {
 // it was doing; explain says what was last seen; a line of real work ends
 // it at once.
 func TestE2EStalled(t *testing.T) {
+	// Not parallel: it reads the stall between two deadlines of the fake agent
+	// (stall_after 1s, work after 6s), which tests beside it stretched.
 	r := newRig(t, "")
 	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
 	r.start("-spinner", "-work-after", "6s")
@@ -156,6 +161,7 @@ func TestE2EStalled(t *testing.T) {
 // TestE2EElicitation: Claude Code's Elicitation hook (an MCP server asks
 // the human) is a question waiting on the human.
 func TestE2EElicitation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"book it"}`)
@@ -170,6 +176,7 @@ func TestE2EElicitation(t *testing.T) {
 // other: each is notified once per episode (supervisor/notify's policy),
 // naming its reason and summary.
 func TestE2ENotifyAskedStalled(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	file := filepath.Join(r.dir, "notified")
 	r.write("config/sup/config.yaml", "notify:\n  after: 1s\n  command: [sh, -c, 'env >> \"$0\"; echo --END-- >> \"$0\"', "+strconv.Quote(file)+"]\n")
@@ -204,6 +211,8 @@ func TestE2ENotifyAskedStalled(t *testing.T) {
 // audited as an answer; the trigger held with AGENT_ASKED goes out after
 // the answer's turn as its own.
 func TestE2EAskedAnswer(t *testing.T) {
+	// Not parallel: the answer is acknowledged within the 3 s ack_timeout or
+	// fails; tests beside it stretched that past on a loaded machine.
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)

@@ -69,6 +69,7 @@ func (r *rig) socketOf(name string) string {
 // to another session's socket is refused; SessionStart ids that are not
 // the profile's format are not kept.
 func TestE2EAgentsCannotConsent(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "policy:\n  grants:\n    - {agent: sb, allow: [trigger], targets: [sd]}\n")
 	r.write("config/sup/profiles/confirm.yaml", testutil.ConfirmProfile)
 	r.write("attack.sh", attackScript)
@@ -206,6 +207,7 @@ touch `+other+`/hooked; exec sleep 1000`)
 // no hang, no crash — a hook stays silent (it never fails the agent), and
 // the supervisor's socket is left alone (not taken for a stale one).
 func TestE2ESandboxedVerbsFailCleanly(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	sandbox := testutil.BuildPackage(t, "./testdata/nounixsock")

@@ -26,6 +26,7 @@ import (
 // the notifier's message) say they are shortened — "(+1 line)", "…" —
 // never a bare first line.
 func TestE2EPromptDetailEveryView(t *testing.T) {
+	t.Parallel()
 	big := "echo " + strings.Repeat("x", 5000) + " END"
 	for i, c := range []struct {
 		command, summary string
@@ -102,6 +103,7 @@ func TestE2EPromptDetailEveryView(t *testing.T) {
 // sent by a client that does not cut it as `sup hook` does, is cut by the
 // supervisor, with a marker saying so, in state and explain.
 func TestE2EPromptDetailCapped(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	huge := strings.Repeat("y", 100_000)

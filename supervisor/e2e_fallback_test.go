@@ -20,6 +20,7 @@ import (
 // question as summary) after unknown_after; a key undoes it and output
 // that keeps flowing keeps it off (specs/detection.md, "Fallback").
 func TestE2EFallbackUnrecognized(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "stop_grace: 300ms\n")
 	r.write("config/sup/profiles/claude.yaml", "unknown_after: 3s\n") // the default, over the rig's 1m
 	script := `printf "Setting up\nPick a colour [r/g/b]: "; read c; while :; do echo "working $c"; sleep 0.2; done`

@@ -20,6 +20,7 @@ import (
 // says halted again, not "Enter to restart"), and
 // `sup resume` restarts the child with health back to healthy.
 func TestE2EFaultKilledFiveTimesHalts(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "crash: {transient_delay: 20ms, flapping_delay: 20ms}\n")
 	starts := filepath.Join(r.dir, "starts")
 	clean := filepath.Join(r.dir, "clean")

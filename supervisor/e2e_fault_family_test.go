@@ -50,6 +50,7 @@ func reaped(pid int) bool {
 // background job and a daemon that ignore it too; all are gone within
 // moments, the guard with them, and the next `sup ls` removes the socket.
 func TestE2EFaultSupKilled(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", familyScript)
 	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
@@ -96,6 +97,7 @@ func TestE2EFaultSupKilled(t *testing.T) {
 // the run's background job and its double-forked daemon (reparented to
 // sup, the subreaper) and reaps them: no process and no zombie is left.
 func TestE2EFaultDaemonEndsWithRun(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "stop_grace: 300ms\n")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", familyScript)
 	r.tm.WaitFor(t, pane, "fakeagent ready", 10*time.Second)
@@ -154,6 +156,7 @@ func (r *rig) guardOf(st ipc.State) int {
 // agent's own exit status, which sup's reaping of orphans must not steal,
 // still classifies right when the agent exits after it.
 func TestE2EFaultDaemonExitReapedStatusKept(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	script := `(setsid sh -c 'echo $$ > daemon.pid; sleep 0.3; exit 7' &); echo started; until [ -e end ]; do sleep 0.05; done; exit 3`
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)

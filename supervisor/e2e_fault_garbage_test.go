@@ -26,6 +26,8 @@ import (
 // 1000 valid `state` calls all succeed and every injected line is echoed
 // back exactly, in order. The p99 is logged.
 func TestE2EFaultGarbageThenLoad(t *testing.T) {
+	// Not parallel: 10,000 bad connections then 100 clients are a load of
+	// their own, on the CPU the tests beside it would wait for.
 	r := newRig(t, "")
 	pane := r.start("-echo")
 	before := r.state("doc")

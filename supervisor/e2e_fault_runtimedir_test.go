@@ -17,6 +17,8 @@ import (
 // untouched, and each supervisor recreates the dir (0700) and its socket
 // at once; `sup state` and `inject` work again through them.
 func TestE2EFaultRuntimeDirDeleted(t *testing.T) {
+	// Not parallel: the sockets come back on the supervisors' periodic
+	// look within its deadline, which tests beside it stretched.
 	r := newRig(t, "")
 	r.write("b.md", "# another document\n")
 	paneA := r.start("-echo")

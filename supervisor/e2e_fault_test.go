@@ -21,6 +21,7 @@ import (
 // TestE2EInjectIntoStalledChild: a child that stopped reading its input
 // cannot wedge sup: inject fails with ACK_TIMEOUT, and stop still works.
 func TestE2EInjectIntoStalledChild(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "stop_grace: 300ms\n")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--",
 		"sh", "-c", "stty raw -echo; echo stalled; exec sleep 1000")
@@ -47,6 +48,7 @@ func TestE2EInjectIntoStalledChild(t *testing.T) {
 // TestE2EStdoutPipeClosed: a reader that goes away (sup … | head) must not
 // kill sup with SIGPIPE: it keeps supervising and cleans up normally.
 func TestE2EStdoutPipeClosed(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	cmd := exec.Command(r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "fakeagent", "-flood", "4000000")
 	cmd.Dir = r.dir
@@ -79,6 +81,7 @@ func TestE2EStdoutPipeClosed(t *testing.T) {
 // TestE2ELeftoversEnded: a background job that ignores SIGHUP does not
 // outlive the run that started it.
 func TestE2ELeftoversEnded(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pidFile := filepath.Join(r.dir, "leftover.pid")
 	cmd := exec.Command(r.bins.Sup, "start", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c",
@@ -102,6 +105,7 @@ func TestE2ELeftoversEnded(t *testing.T) {
 // TestE2EResumeClearsHaltWhileRunning: a restart while halted keeps the
 // halt; resume clears it even though the child is running.
 func TestE2EResumeClearsHaltWhileRunning(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "crash: {transient_delay: 10ms, flapping_delay: 10ms, halt_after: 2}\n")
 	flag := filepath.Join(r.dir, "crash")
 	os.WriteFile(flag, nil, 0o644)

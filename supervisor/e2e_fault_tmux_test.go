@@ -18,6 +18,7 @@ import (
 // SIGTERM: the SIGKILL after stop_grace ends it), removes their sockets,
 // and each session log says why.
 func TestE2EFaultTmuxGoesAway(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "stop_grace: 300ms\n")
 	r.write("b.md", "# another document\n")
 	paneA := r.start("-ignore-term", "-ignore-hup")

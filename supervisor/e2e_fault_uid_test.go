@@ -26,6 +26,7 @@ import (
 // own, nor through a symlink to the socket in a dir of its own, where the
 // SO_PEERCRED checks (its client's and the server's) refuse it.
 func TestE2EFaultOtherUIDRefused(t *testing.T) {
+	t.Parallel()
 	setpriv := testutil.Setpriv(t)
 	r := newRig(t, "")
 	pane := r.start("-echo")

@@ -40,6 +40,7 @@ func (r *rig) hookTo(sock, payload string, args ...string) time.Duration {
 // TestE2EHooksDriveActivity follows a Claude permission turn through
 // `sup hook` and checks state after each step.
 func TestE2EHooksDriveActivity(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	if st := r.state("doc"); st.Activity != "unknown" || st.WaitingSince != 0 {
@@ -88,6 +89,8 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 // payload costs nothing. (A SIGSTOPped supervisor in a tmux pane would not
 // do: tmux sends SIGCONT to a pane process that stops.)
 func TestE2EHookNeverHangs(t *testing.T) {
+	// Not parallel: it bounds how long sup hook takes (3 s) against a mute
+	// supervisor.
 	r := newRig(t, "")
 	r.start("-echo")
 	huge := `{"hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 8<<20) + `"}`

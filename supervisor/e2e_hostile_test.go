@@ -21,6 +21,7 @@ import (
 // the text as written, and the notify command gets it as one line without
 // a control byte (specs/security.md, "tmux").
 func TestE2ENotifyHostile(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	dir := t.TempDir()
 	touch := func(n string) string { return filepath.Join(dir, n) }

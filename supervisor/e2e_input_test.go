@@ -27,6 +27,7 @@ func (r *rig) startShell(script string) string {
 // real tmux pane, nobody typing. tmux answers them on the pane's input; sup
 // forwards the replies to the child but does not count them as keys.
 func TestE2ETerminalRepliesAreNotTyping(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	// DA1, DA2, cursor position, OSC 11 colour, kitty keyboard flags,
 	// XTVERSION; then read one line and say what came.
@@ -48,6 +49,7 @@ func TestE2ETerminalRepliesAreNotTyping(t *testing.T) {
 // Focus reports (ESC[I, ESC[O: tmux sends them on every pane switch when
 // the agent turned on focus tracking) are a fact of their own, not typing.
 func TestE2EFocusReportsAreAFact(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.start("-raw", "-record", filepath.Join(r.dir, "rec"))
 	if st := r.state("doc"); st.Focused != nil {
@@ -76,6 +78,7 @@ func TestE2EFocusReportsAreAFact(t *testing.T) {
 // Issue #12 item 4: a program that prints every 200 ms is busy at every
 // sample, whether sh or sleep is in the foreground, and never in the queue.
 func TestE2EPrintingProgramIsNeverStuck(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.startShell(`while :; do echo working; sleep 0.2; done`)
 	r.tm.WaitFor(t, pane, "working", 10*time.Second)
@@ -100,6 +103,7 @@ func TestE2EPrintingProgramIsNeverStuck(t *testing.T) {
 // A program blocked in a read of the terminal with quiet output is ready,
 // and busy again while a command it runs works quietly.
 func TestE2EReaderIsReady(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.startShell(`echo READING; read line; echo "ran $line"; sleep 30`)
 	r.tm.WaitFor(t, pane, "READING", 10*time.Second)
@@ -121,6 +125,7 @@ func TestE2EReaderIsReady(t *testing.T) {
 // (bash would run its lines as commands) — acknowledged when output
 // follows the Enter, not by a hook that never comes.
 func TestE2ETriggerToShellIsACommandLine(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		testutil.Missing(t, "bash not installed")
 	}
@@ -146,6 +151,8 @@ func TestE2ETriggerToShellIsACommandLine(t *testing.T) {
 // nobody answers the agent's queries; sup answers the common ones from its
 // own screen model, and says so in the session log.
 func TestE2EHeadlessQueriesAnswered(t *testing.T) {
+	// Not parallel: sup answers the child's terminal queries within
+	// the child's own short wait for the replies.
 	if _, err := exec.LookPath("bash"); err != nil {
 		testutil.Missing(t, "bash not installed")
 	}
@@ -183,6 +190,7 @@ func TestE2EHeadlessQueriesAnswered(t *testing.T) {
 // tmux sends ESC[I / ESC[O to the pane on every switch; sup records them
 // as `focused`, never as typing, and the agent still gets them.
 func TestE2EFocusFromRealPaneSwitches(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	rec := filepath.Join(r.dir, "rec")
 	if _, err := r.tm.Run("set", "-g", "focus-events", "on"); err != nil {

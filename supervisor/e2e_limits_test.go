@@ -93,6 +93,7 @@ func logFiles(t *testing.T, stateDir string) map[string]int64 {
 // log.keep_days and the oldest ended one above the total, and kept a live
 // session's log however old.
 func TestE2ELogsCappedRotatedAndPruned(t *testing.T) {
+	t.Parallel()
 	const maxSize, maxTotal = 2 << 10, 16 << 10
 	r := newRig(t, "log: {max_size: 2KB, keep_days: 1, max_total: 16KB}\n")
 	stateDir := filepath.Join(r.env["XDG_STATE_HOME"], "sup")
@@ -204,6 +205,7 @@ func TestE2ELogsCappedRotatedAndPruned(t *testing.T) {
 // summary: 18 for a storm of 3 kinds under a minute) and the metrics
 // method counts all 10,000.
 func TestE2EBadConnectionStorm(t *testing.T) {
+	t.Parallel()
 	const conns = 10000
 	r := newRig(t, "")
 	r.start("-echo")
@@ -269,6 +271,7 @@ func auditAcross(t *testing.T, stateDir string) (map[string]int, int) {
 // restart a trigger id whose line was rotated away still gets its first
 // outcome.
 func TestE2EAuditRotationSIGKILL(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig+"  rate_limit: 100000\n  loop_no_progress: 100000\naudit: {max_size: 1KB, keep: 10000}\n")
 	stateDir := filepath.Join(r.env["XDG_STATE_HOME"], "sup")
 	r.startFast()

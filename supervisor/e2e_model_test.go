@@ -3,6 +3,7 @@
 package supervisor_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,6 +62,44 @@ func (r *rig) sessionLog(st ipc.State) string {
 	return string(data)
 }
 
+// subscribe opens a subscription to the rig's only session, closed at
+// the test's end.
+func (r *rig) subscribe(events ...string) *ipc.Subscription {
+	r.t.Helper()
+	c, err := ipc.Dial(r.sockets()[0], 5*time.Second)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sub, err := c.Subscribe(ctx, events)
+	if err != nil {
+		c.Close()
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { sub.Close() })
+	return sub
+}
+
+// activityUntil reads sub's activity events until want says yes and
+// returns when the server published that one, failing after timeout (the
+// subscription is closed then).
+func activityUntil(t *testing.T, sub *ipc.Subscription, timeout time.Duration, what string, want func(ipc.ActivityEvent) bool) time.Time {
+	t.Helper()
+	timer := time.AfterFunc(timeout, func() { sub.Close() })
+	defer timer.Stop()
+	for {
+		ev, err := sub.Next()
+		if err != nil {
+			t.Fatalf("waiting up to %v for %s: %v", timeout, what, err)
+		}
+		var a ipc.ActivityEvent
+		if ev.Event == ipc.EventActivity && ev.DecodeData(&a) == nil && want(a) {
+			return time.UnixMilli(ev.At)
+		}
+	}
+}
+
 func (r *rig) counters() map[string]int64 {
 	r.t.Helper()
 	var m ipc.MetricsResult
@@ -75,6 +114,7 @@ func (r *rig) counters() map[string]int64 {
 // fallback calls it a question; the same screen again makes no second
 // call; `sup answer` types the key of the option the human picked.
 func TestE2EModelReadsUnknownDialog(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "")
 	fm.Queue(fakemodel.Turn{Text: menuReading})
 	pane := r.startMenu()
@@ -105,10 +145,14 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 		t.Fatalf("the screen sent: %q", q.UserText)
 	}
 	// A key undoes the reading; once quiet again, the same screen is read
-	// from the cache, not sent again.
+	// from the cache, not sent again. Watched as events, not polled: on
+	// a loaded machine the undo and the reading again can both fall
+	// between two polls of the state.
+	sub := r.subscribe(ipc.EventActivity)
 	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "the key undoing the reading", func() bool { return r.state("doc").ModelState == "" || r.state("doc").Reason != "model" })
-	testutil.WaitUntil(t, 10*time.Second, "the reading again", func() bool { return r.state("doc").Reason == "model" })
+	activityUntil(t, sub, 10*time.Second, "the key undoing the reading", func(a ipc.ActivityEvent) bool { return a.Reason != "model" })
+	activityUntil(t, sub, 15*time.Second, "the reading again", func(a ipc.ActivityEvent) bool { return a.Reason == "model" })
+	sub.Close()
 	if n := fm.Count("chat"); n != 1 {
 		t.Fatalf("%d calls for one screen, want 1", n)
 	}
@@ -131,6 +175,7 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 // summary, and the idle screen after it, are never sent, even with
 // summaries on.
 func TestE2EModelKnownScreensMakeNoCall(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  summaries: true\n")
 	pane, st := r.startConfirm("rm build")
 	if st.Summary != "rm build" {
@@ -151,6 +196,7 @@ func TestE2EModelKnownScreensMakeNoCall(t *testing.T) {
 // answers prose or a state not in the list leaves the fallback's verdict
 // as it is, with one log line and the failure's counter.
 func TestE2EModelFailures(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		turn fakemodel.Turn
@@ -184,6 +230,7 @@ func TestE2EModelFailures(t *testing.T) {
 
 // TestE2EModelRedaction: secrets on the screen never reach the endpoint.
 func TestE2EModelRedaction(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  redact: ['corp-[0-9]+']\n")
 	script := `printf 'key sk-ant-api03-SECRETSECRETSECRET\naws AKIAIOSFODNN7EXAMPLE\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\npassword: hunter2\nhost corp-42\nPick a colour [r/g/b]: '; read c; sleep 30`
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "confirm", filepath.Join(r.dir, "doc.md"), "--", "sh", "-c", script)
@@ -205,6 +252,7 @@ func TestE2EModelRedaction(t *testing.T) {
 // rows (its prefix at the end of one, its body at the start of the next)
 // reaches the endpoint as neither part.
 func TestE2EModelRedactionWrapped(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "")
 	// Dots up to 10 columns before the row's end, then the token: the
 	// terminal wraps it after "ghp_012345".
@@ -234,6 +282,7 @@ func TestE2EModelRedactionWrapped(t *testing.T) {
 // its runtime dir ($SUP_SOCKET's) gives no call back: the supervisor that
 // spent the budget holds it and writes it back.
 func TestE2EModelBudgetFileDeleted(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRigBudget(t, 1, "")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Pick a colour","actions_needed":[{"label":"red","key":"r"}]}`})
 	script := `printf 'Pick a colour [r/g/b]: '; read c; budget="$(dirname "$SUP_SOCKET")/model-budget"; ` +
@@ -258,6 +307,7 @@ func TestE2EModelBudgetFileDeleted(t *testing.T) {
 // TestE2EModelReadyDeliversNoTrigger: the model calling an unknown screen
 // ready does not open the gate: a queued trigger stays queued.
 func TestE2EModelReadyDeliversNoTrigger(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "trigger: {recheck: 100ms}\n")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"READY","summary":"idle at a prompt","actions_needed":[]}`})
 	rec := filepath.Join(r.dir, "typed")
@@ -280,6 +330,7 @@ func TestE2EModelReadyDeliversNoTrigger(t *testing.T) {
 // reads but takes no summary from gets the model's, once; the rule keeps
 // the activity and the answer keys.
 func TestE2EModelSummaryOfKnownDialog(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "  summaries: true\n")
 	r.write("config/sup/profiles/nosum.yaml", strings.Replace(testutil.ConfirmProfile, "      summary: '(?m)^Allow (.+)\\? \\[y/n\\]$'\n", "", 1)+"unknown_after: 1s\n")
 	fm.Queue(fakemodel.Turn{Text: `{"state":"NEEDS_CONFIRMATION","summary":"Allow removing the build directory?","actions_needed":[{"label":"Yes","key":"y"}]}`})

@@ -40,6 +40,7 @@ func notifications(file string) []map[string]string {
 // command (its environment describes the wait) and a display-message the
 // client shows.
 func TestE2ENotify(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	file := filepath.Join(r.dir, "notified")
 	r.write("config/sup/config.yaml", "notify:\n  after: 1s\n  command: [sh, -c, 'env >> \"$0\"; echo --END-- >> \"$0\"', "+strconv.Quote(file)+"]\n")

@@ -66,6 +66,7 @@ func (r *rig) runInShell(t *testing.T, pane, line string) ipc.State {
 // is ready with its line as summary, and the shell at its own prompt
 // stays plain idle (specs/detection.md, "Prompts of any program").
 func TestE2EProgramQuestions(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "activity: {quiet_window: 1s}\n")
 	r.write("somefile", "")
 	r.write("a.txt", "a\n")
@@ -138,6 +139,7 @@ func TestE2EProgramQuestions(t *testing.T) {
 // answer choices, and `sup answer` types the picked option's key; the
 // login shell at its prompt is never sent.
 func TestE2EProgramModelReader(t *testing.T) {
+	t.Parallel()
 	r, fm := newModelRig(t, "")
 	r.write("config/sup/profiles/shell.yaml", "unknown_after: 500ms\n")
 	r.write("key.py", rawKeyPy)

@@ -21,6 +21,7 @@ func (r *rig) skipCall(p ipc.SkipParams) (ipc.SkipResult, error) {
 // configured cooldown, refuses a session that waits on nobody, and progress
 // clears both facts.
 func TestE2ESkip(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "queue: {skip_cooldown: 90s}\n")
 	r.start("-echo")
 	var pe *ipc.Error

@@ -25,6 +25,7 @@ import (
 // connection for its slot (specs/ipc.md, "Connection slots") — instead of
 // waiting out the idle timeout.
 func TestE2EIdleConnectionsCannotLockOut(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	sock := r.sockets()[0]
@@ -142,6 +143,7 @@ func within(t *testing.T, what string, d time.Duration, f func()) time.Duration 
 // second; a second flood does not stop `sup stop` either (specs/ipc.md,
 // "Connection slots").
 func TestE2EWaitingTriggersCannotLockOut(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	sock := r.sockets()[0]
@@ -271,6 +273,7 @@ func benchFlood(b *testing.B, floodArgs []string) {
 // it liked. Now subscriptions count against the process's 16 held
 // connections, so the operator's waiting calls still get in beside them.
 func TestE2ESubscriptionFloodCannotLockOutOperator(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	r.start("-echo")
 	sock := r.sockets()[0]

@@ -48,6 +48,7 @@ func (r *rig) state(target string) ipc.State {
 func (r *rig) sockets() []string { return r.Sockets() }
 
 func TestE2ESocketInjectRestartStop(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.start("-echo")
 	st := r.state("doc")
@@ -97,6 +98,7 @@ func TestE2ESocketInjectRestartStop(t *testing.T) {
 }
 
 func TestE2EEventsShowCrashAndRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "crash: {transient_delay: 200ms}\n")
 	starts := filepath.Join(r.dir, "starts")
 	r.start("-starts", starts)
@@ -178,6 +180,7 @@ func TestE2EEventsShowCrashAndRestart(t *testing.T) {
 // the next `sup ls` removes it, and so does the next `sup start`. Live
 // sockets are never removed.
 func TestE2EStaleSockets(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	killSup := func() (sock string) {
 		pane := r.start()
@@ -225,6 +228,7 @@ func TestE2EStaleSockets(t *testing.T) {
 // TestE2ENodeClient runs a Node.js client written from specs/ipc.md alone
 // against a live supervisor.
 func TestE2ENodeClient(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node not installed: run .ci/run (apt-get install -y nodejs npm)")
@@ -251,6 +255,7 @@ func TestE2ENodeClient(t *testing.T) {
 // TestE2EScreenAndSignals: `screen` is the rendered screen, and `state`
 // reports the title and bracketed paste the agent set.
 func TestE2EScreenAndSignals(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	pane := r.start("-title", "agent at work", "-bracketed", "-echo")
 	r.mustSup("inject", "doc", "visible line")

@@ -38,6 +38,7 @@ func (r *rig) startFast() string {
 // outcome reached the client has exactly one audit line, and no trigger
 // has two.
 func TestE2ETriggerAuditDurability(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, triggerConfig+"  rate_limit: 100000\n  loop_no_progress: 100000\n")
 	r.startFast()
 	answered := r.triggerUntilKilled("d-", 500)

@@ -49,6 +49,9 @@ func (r *rig) startVerb(verb string, args ...string) (*exec.Cmd, *testutil.Buffe
 // exits 130, the audit records it cancelled, and pending_triggers is
 // empty again.
 func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
+	// Not parallel: it reads OperatorBusy, true only within the quiet window
+	// after a key, by polling the state (a slow poll beside other tests
+	// misses it).
 	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
@@ -127,6 +130,7 @@ func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
 // a deferred trigger; the waiting caller gets its cancelled outcome;
 // cancelling it again, or a delivered one, says why not.
 func TestE2ETriggerCancelFromAnotherShell(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 30s", 1))
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
@@ -165,6 +169,7 @@ func TestE2ETriggerCancelFromAnotherShell(t *testing.T) {
 // trigger` does (a new user's route waited ten silent minutes), and the
 // trigger goes out once the typing stops.
 func TestE2ERouteWaitSaysWhy(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
 	pane := r.start("-ready", "-raw", "-ack")
 	r.tm.SendLiteral(pane, "x")

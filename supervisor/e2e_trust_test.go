@@ -25,6 +25,7 @@ import (
 // client's peer check. The victim's own supervisor, in its own dir, still
 // answers.
 func TestE2EForeignRuntimeDirRefused(t *testing.T) {
+	t.Parallel()
 	setpriv := testutil.Setpriv(t)
 	r := newRig(t, "")
 	r.start("-echo")

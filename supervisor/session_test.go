@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -75,7 +76,8 @@ func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 		Document: "doc.md", Profile: "shell", InvocationDir: dir,
 		Command: append([]string{fake, "-raw", "-record", r.record}, args...),
 		Environ: []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-			"XDG_STATE_HOME=" + filepath.Join(dir, "state")},
+			"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
+			"GORACE=" + os.Getenv("GORACE")}, // testutil's: no second of sleep at fakeagent's exit
 	}
 	pl, err := plan.Resolve(o)
 	if err != nil {
@@ -173,6 +175,7 @@ func (r *sessionRig) outcome(id string, timeout time.Duration) ipc.TriggerEvent 
 // write of its envelope and, a submit delay later, a separate "\r" — never
 // an Enter inside the paste, which agents read as a newline.
 func TestSessionTriggerPasteThenEnter(t *testing.T) {
+	t.Parallel()
 	r := newSessionRig(t, "submit_delay: 400ms\n", "-ack")
 	done := make(chan ipc.TriggerResult, 1)
 	go func() { done <- r.trigger(ipc.TriggerParams{TriggerID: "t1", Prompt: "run the tests", Wait: true}) }()
@@ -201,6 +204,7 @@ func TestSessionTriggerPasteThenEnter(t *testing.T) {
 // trigger (OPERATOR_BUSY) until the quiet window has passed; then it is
 // delivered after what the operator typed.
 func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
+	t.Parallel()
 	r := newSessionRig(t, "", "-ack")
 	if _, err := r.pane.WriteString("x"); err != nil {
 		t.Fatal(err)
@@ -222,6 +226,7 @@ func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
 // acknowledgement ends TRIGGER_CANCELLED when the child it was written to
 // is restarted; it is never typed into the successor.
 func TestSessionRestartCancelsDelivery(t *testing.T) {
+	t.Parallel()
 	// No -ack, and a screen rule that reads the agent as ready for good
 	// instead of the foreground process: nothing acknowledges the
 	// trigger. (With the foreground rule, the dying child's last moments
@@ -251,11 +256,22 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 	if n := strings.Count(r.recorded(), "id=t3"); n != 1 {
 		t.Fatalf("the trigger was written %d times, want once (never into the successor)", n)
 	}
+	// The audit trail has its one line, cancelled.
+	audit := filepath.Join(filepath.Dir(r.record), "state", "sup", "audit.jsonl")
+	var line map[string]any
+	testutil.WaitUntil(t, 5*time.Second, "the audit line", func() bool {
+		data, _ := os.ReadFile(audit) // Best effort: absent until written.
+		return json.Unmarshal(data, &line) == nil
+	})
+	if line["trigger_id"] != "t3" || line["error_code"] != string(ipc.CodeTriggerCancelled) {
+		t.Fatalf("audit %v, want one TRIGGER_CANCELLED line for t3", line)
+	}
 }
 
 // TestSessionTriggerRepeat: a trigger id already delivered answers its
 // first outcome, marked repeat, and is not typed again.
 func TestSessionTriggerRepeat(t *testing.T) {
+	t.Parallel()
 	r := newSessionRig(t, "", "-ack")
 	p := ipc.TriggerParams{TriggerID: "t4", Prompt: "only once", Wait: true}
 	first := r.trigger(p)
@@ -274,6 +290,7 @@ func TestSessionTriggerRepeat(t *testing.T) {
 // TestUnitCrashSummary: the last non-blank screen line, joined with the
 // full-width rows it wrapped from.
 func TestUnitCrashSummary(t *testing.T) {
+	t.Parallel()
 	lines := []string{"starting", "reason:", "addrinfo ENOTFOUND a", "pi.example.com", "", ""}
 	if got := crashSummary("exit 1 (transient)", lines, 20); got != "exit 1 (transient): addrinfo ENOTFOUND api.example.com" {
 		t.Fatalf("wrapped: %q", got)
@@ -291,6 +308,7 @@ func TestUnitCrashSummary(t *testing.T) {
 // restarts itself runs on as the session `sup start` resolved; the change
 // is logged with how to apply it (stop, then start).
 func TestSessionRestartKeepsStartedPlan(t *testing.T) {
+	t.Parallel()
 	r := newSessionRig(t, "")
 	before := *r.s.Plan()
 	dir := filepath.Dir(r.record)
@@ -342,6 +360,7 @@ func (r *sessionRig) restartFresh(t *testing.T) {
 // it (it is only read to log a change), it logs that the frontmatter is
 // unreadable and runs the started plan.
 func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
+	t.Parallel()
 	r := newSessionRig(t, "")
 	doc := r.s.Plan().Document
 	if err := os.Remove(doc); err != nil {
@@ -363,6 +382,7 @@ func TestSessionRestartDocumentSwappedForFIFO(t *testing.T) {
 // waiting since the episode began, with the crash as reason and summary;
 // once its agent runs again (crashed) the agent's own activity stands.
 func TestUnitCrashPresent(t *testing.T) {
+	t.Parallel()
 	at := time.Unix(1000, 0)
 	var a agentFacts
 	busy := activity.State{Activity: activity.Busy, Reason: "output"}

@@ -75,6 +75,7 @@ func checkState(st ipc.State) error {
 // lifecycle with an activity that never coexist, a prompt id without a
 // prompt, a version going back or published without its change signal).
 func TestSessionStateSnapshotStress(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a stress test")
 	}
@@ -231,6 +232,7 @@ func waitFor(ctx context.Context, o *stateOwner, cond func(*snapshot) bool) {
 // snapshot and publish nothing; the change signal closes on the next
 // version only.
 func TestUnitStateOwnerReadsChangeNothing(t *testing.T) {
+	t.Parallel()
 	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
 	a := agentHandle{o}
 	o.change(func() { o.run.lifecycle, o.run.child = LifecycleRunning, &proc.Child{} })
@@ -264,6 +266,7 @@ func TestUnitStateOwnerReadsChangeNothing(t *testing.T) {
 // dead agent's dialog as unknown, with no prompt open; the tracker keeps
 // it, and a running agent presents it again.
 func TestUnitStateBetweenRuns(t *testing.T) {
+	t.Parallel()
 	o := newStateOwner(&plan.Plan{}, pty.Winsize{}, "")
 	a := agentHandle{o}
 	o.change(func() { o.run.lifecycle, o.run.child = LifecycleRunning, &proc.Child{} })

@@ -20,6 +20,7 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 // script `sup completion bash` prints, completes the verb `tri` to
 // `trigger` and the TARGET to the live sessions' names.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	testutil.Program(t, "bash", "apt-get install -y bash")
 	testutil.File(t, bashCompletion, "apt-get install -y bash-completion")
 	f := testutil.NewRig(t, "")

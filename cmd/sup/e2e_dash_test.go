@@ -17,6 +17,7 @@ import (
 // lists a session started later and drops one that stops, and Enter moves
 // a real attached client to the selected session's pane.
 func TestDashE2E(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	client := f.Tmux.AttachClient(t)
 	panes := map[string]string{}

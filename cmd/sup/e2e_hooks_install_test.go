@@ -22,6 +22,7 @@ import (
 // unchanged, and neither the backup nor a temporary file is left. Runs as
 // uid 65534 (setpriv), since root may create files anywhere.
 func TestHooksInstallFailedWriteLeavesNoBackup(t *testing.T) {
+	t.Parallel()
 	setpriv := testutil.Setpriv(t)
 	base, err := os.MkdirTemp("", "sup-hooks-")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 // control byte or bidi control reaches the terminal, the JSON reads back
 // as what the agent said, and no #(…) runs (specs/security.md).
 func TestE2EHostileVerbs(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	touch := filepath.Join(t.TempDir(), "pwned")
 	name := "evil#(touch " + touch + ")#{pane_id}#[fg=red]"
@@ -30,16 +32,32 @@ func TestE2EHostileVerbs(t *testing.T) {
 	f.Start("evil", "-echo")
 	sock := f.Socket(name)
 	env := append(f.Environ(), "TMUX="+f.Tmux.SocketPath+","+strconv.Itoa(f.Tmux.ServerPID)+",0")
-	run := func(args ...string) (string, string) {
+	// run runs each verb as its own sup, all at once (they only read; a
+	// sup's start-up under -race is most of this test's time), and
+	// returns their stdout and stderr in order.
+	run := func(verbs [][]string) (outs, errOuts []string) {
 		t.Helper()
-		out, err := f.Sup(env, args...)
-		var se *testutil.SupError
-		if errors.As(err, &se) {
-			return out, se.Stderr
-		} else if err != nil {
-			t.Fatal(err)
+		outs, errOuts = make([]string, len(verbs)), make([]string, len(verbs))
+		errs := make([]error, len(verbs))
+		var wg sync.WaitGroup
+		for i, verb := range verbs {
+			wg.Go(func() {
+				out, err := f.Sup(env, verb...)
+				var se *testutil.SupError
+				if errors.As(err, &se) {
+					outs[i], errOuts[i] = out, se.Stderr
+				} else {
+					outs[i], errs[i] = out, err
+				}
+			})
 		}
-		return out, ""
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("sup %s: %v", strings.Join(verbs[i], " "), err)
+			}
+		}
+		return outs, errOuts
 	}
 	for _, h := range testutil.HostileFor(touch) {
 		text := h.Text
@@ -58,11 +76,14 @@ func TestE2EHostileVerbs(t *testing.T) {
 		if st.Summary == "" {
 			t.Fatalf("%s: no summary after %s", h.Name, event)
 		}
-		for _, verb := range [][]string{
+		plain := [][]string{
 			{"ls"}, {"queue"}, {"state", name}, {"explain", name}, {"history", name}, {"status-line"},
 			{"next", "--display"}, {"answer", name, "maybe"}, {"trigger", "--to", name + "x", "hi"},
-		} {
-			out, errOut := run(verb...)
+		}
+		asJSON := [][]string{{"ls", "--json"}, {"queue", "--json"}, {"state", "--json", name}}
+		outs, errOuts := run(append(plain, asJSON...))
+		for i, verb := range plain {
+			out, errOut := outs[i], errOuts[i]
 			if bad := testutil.RawControl(out + errOut); bad != "" {
 				t.Errorf("%s: sup %s wrote a raw control near %q", h.Name, strings.Join(verb, " "), bad)
 			}
@@ -70,8 +91,8 @@ func TestE2EHostileVerbs(t *testing.T) {
 				t.Errorf("%s: sup %s wrote %d bytes: a field is capped", h.Name, strings.Join(verb, " "), len(out))
 			}
 		}
-		for _, verb := range [][]string{{"ls", "--json"}, {"queue", "--json"}, {"state", "--json", name}} {
-			out, errOut := run(verb...)
+		for i, verb := range asJSON {
+			out, errOut := outs[len(plain)+i], errOuts[len(plain)+i]
 			if bad := testutil.RawControl(strings.ReplaceAll(out, "\n", "") + errOut); bad != "" {
 				t.Errorf("%s: sup %s wrote a raw control near %q", h.Name, strings.Join(verb, " "), bad)
 			}
@@ -100,6 +121,7 @@ func TestE2EHostileVerbs(t *testing.T) {
 // a bidi override: the screen shows them as escapes, the pane's title is
 // not renamed, and no OSC 52 reaches the attached client's terminal.
 func TestE2EHostileDashPick(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	client := f.Tmux.AttachClient(t)
 	f.Start("evil", "-echo")

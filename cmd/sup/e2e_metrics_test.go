@@ -28,6 +28,7 @@ import (
 // `sup metrics`; a real Prometheus scraping `sup metrics --listen` sees the
 // target up and answers the stuck count through its HTTP API.
 func TestMetricsPrometheus(t *testing.T) {
+	t.Parallel()
 	promtool := testutil.Program(t, "promtool", "apt-get install -y prometheus")
 	prom := testutil.Program(t, "prometheus", "apt-get install -y prometheus")
 	f := testutil.NewRig(t, "")
@@ -134,6 +135,7 @@ func serveMetricsCmd(t testing.TB, f *testutil.Rig, args ...string) (cmd *exec.C
 // TestMetricsAllowRemote: --allow-remote serves on every interface and
 // warns first; a scrape through it works.
 func TestMetricsAllowRemote(t *testing.T) {
+	t.Parallel()
 	f := testutil.NewRig(t, "")
 	addr, before := serveMetricsProcess(t, f, "--listen", "0.0.0.0:0", "--allow-remote")
 	if !strings.Contains(before, "warning: serving every session's state to other hosts") {

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI specifications in testdata/script. Each script
 // gets a private HOME, config, state and runtime dir, and fakeagent in PATH.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
@@ -61,6 +62,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "config"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			env.Setenv("SUP_RUNTIME_DIR", rt)
+			// A script's environment is testscript's own few variables:
+			// GORACE (testutil: no second of sleep at a race-built exit)
+			// is carried over, or every sup a script runs pays it.
+			if g := os.Getenv("GORACE"); g != "" {
+				env.Setenv("GORACE", g)
+			}
 			env.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			// sup demo's tmux server: private to the script, and killed
 			// after it whatever happened.

@@ -483,8 +483,19 @@ func TestTriggerRepeatAndGuard(t *testing.T) {
 		if res := r.trigger(ipc.TriggerParams{TriggerID: "t5", ThreadID: "other", Prompt: "same"}); res.Result != ipc.OutcomeDelivered {
 			t.Fatalf("another thread: %+v", res)
 		}
+		blocked := func() []string {
+			st := ipc.State{Triggers: map[string]int{}}
+			r.d.State(&st)
+			return st.BlockedThreads
+		}
+		if b := blocked(); len(b) != 1 || b[0] != "default" {
+			t.Fatalf("state's blocked threads %v, want [default]", b)
+		}
 		if u, err := r.d.Unblock(ipc.UnblockParams{ThreadID: "default"}); err != nil || !u.Blocked {
 			t.Fatalf("unblock: %+v %v", u, err)
+		}
+		if b := blocked(); b == nil || len(b) != 0 {
+			t.Fatalf("state's blocked threads after unblock %#v, want []", b)
 		}
 		f.set(func(f *fakePort) { f.facts.Progress = "p1" }) // the agent said something new
 		time.Sleep(2 * time.Second)
