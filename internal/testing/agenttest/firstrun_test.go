@@ -212,7 +212,13 @@ func chooseAndAnswer(t *testing.T, a *Agent, ans firstRunAnswer) {
 			continue
 		}
 		a.Keys(ans.keys...)
-		for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && strings.Contains(a.Screen(), ans.text); {
+		// Pressed again only if the dialog is still there after 10 s: a
+		// second Enter sent while a slow agent is still closing it lands
+		// in what comes next — in TestClaudeUnseenDialogHoldsTrigger the
+		// deferred trigger sup had just pasted, so sup rightly withheld
+		// its own Enter (a human key came between) and the trigger was
+		// never counted delivered (a loaded CI run; 2 s before).
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && strings.Contains(a.Screen(), ans.text); {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}

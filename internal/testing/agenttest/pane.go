@@ -156,6 +156,15 @@ func (a *Agent) shutdown(mark string) {
 		for _, r := range a.Model.Requests() {
 			a.T.Logf("model request: %s %s side=%v user=%q result=%v turn=%+v", r.Method, r.Path, r.Side, r.UserText, r.HasResult, r.Turn)
 		}
+		// The session log says what sup decided (a trigger's gates, ack,
+		// outcome): a failure seen only in CI is read from it.
+		logs, _ := filepath.Glob(filepath.Join(a.Env["XDG_STATE_HOME"], "sup", "*.log"))
+		for _, l := range logs {
+			if b, err := os.ReadFile(l); err == nil {
+				lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+				a.T.Logf("session log %s (last %d of %d lines):\n%s", filepath.Base(l), min(len(lines), 150), len(lines), strings.Join(lines[max(0, len(lines)-150):], "\n"))
+			}
+		}
 	}
 	_, _ = a.Tmux.Run("kill-pane", "-t", a.Pane) // Gone already is fine.
 	deadline := time.Now().Add(shutdownTimeout)
