@@ -5,6 +5,7 @@ package supervisor
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -26,10 +27,16 @@ import (
 // is 0): MADV_DONTNEED on a page a write made private (a relocation)
 // would bring back the file's bytes. It returns the bytes unmapped.
 func dropExecPages() int {
-	exe, err := os.Readlink("/proc/self/exe")
-	if err != nil {
+	// The binary by device and inode, not by path: after an upgrade moved
+	// or deleted it, smaps names it "PATH (deleted)" and /proc/self/exe
+	// no longer matches a path field (nor does a path with a space, which
+	// smaps does not quote) — the attack trial's finding.
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/exe", &st); err != nil {
 		return 0 // Best effort: memory, not correctness.
 	}
+	ino := strconv.FormatUint(st.Ino, 10)
+	dev := fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev))
 	b, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		return 0 // Best effort.
@@ -46,7 +53,7 @@ func dropExecPages() int {
 		}
 		if a, z, ok := strings.Cut(f[0], "-"); ok && len(f) >= 5 && !strings.HasSuffix(f[0], ":") {
 			cur = nil
-			if len(f) >= 6 && f[5] == exe && len(f[1]) == 4 && f[1][1] == '-' {
+			if len(f) >= 6 && f[4] == ino && f[3] == dev && len(f[1]) == 4 && f[1][1] == '-' {
 				start, err1 := strconv.ParseUint(a, 16, 64)
 				end, err2 := strconv.ParseUint(z, 16, 64)
 				if err1 == nil && err2 == nil {

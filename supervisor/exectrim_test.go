@@ -4,7 +4,10 @@ package supervisor
 
 import (
 	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,4 +56,39 @@ func TestDropExecPages(t *testing.T) {
 		t.Fatalf("the binary's resident read-only pages went from %d to %d kB, want under half", before, after)
 	}
 	t.Logf("binary's resident read-only pages: %d → %d kB", before, after)
+}
+
+// TestDropExecPagesDeletedBinary: after an upgrade deleted the binary a
+// supervisor runs from (smaps then says "PATH (deleted)"), and for a path
+// with a space, its pages are still found — by device and inode — and
+// dropped (the attack trial: by path, nothing was).
+func TestDropExecPagesDeletedBinary(t *testing.T) {
+	if os.Getenv("SUP_TEST_DELETED_EXE") == "1" {
+		if err := os.Remove(os.Args[0]); err != nil {
+			fmt.Println("remove:", err)
+			os.Exit(1)
+		}
+		fmt.Println("dropped", dropExecPages())
+		os.Exit(0)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "sup upgraded")
+	if err := os.WriteFile(cp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cp, "-test.run=^TestDropExecPagesDeletedBinary$")
+	cmd.Env = append(os.Environ(), "SUP_TEST_DELETED_EXE=1")
+	out, err := cmd.CombinedOutput()
+	var n int
+	if _, serr := fmt.Sscanf(string(out), "dropped %d", &n); err != nil || serr != nil || n == 0 {
+		t.Fatalf("a process whose binary was deleted: %v %q, want some bytes dropped", err, out)
+	}
+	t.Logf("dropped %d bytes of a deleted binary's pages", n)
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -80,7 +79,7 @@ func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 	}
 	defer r.Close()
 	cmd := exec.Command(self)
-	env := os.Environ()
+	env := append(os.Environ(), guardEnv+"="+sessionID)
 	if _, err := os.Stat(guardShell); err == nil {
 		exe, err := os.Open(self)
 		if err != nil {
@@ -90,14 +89,20 @@ func StartGuard(sessionID string, log *slog.Logger) (*Guard, error) {
 		defer exe.Close()
 		cmd = exec.Command(guardShell, "-c", guardScript)
 		cmd.ExtraFiles = []*os.File{r, exe} // fds 3 and 4
-		// A shell run as bash may source $BASH_ENV, dash $ENV when interactive.
-		env = slices.DeleteFunc(env, func(kv string) bool {
-			return strings.HasPrefix(kv, "ENV=") || strings.HasPrefix(kv, "BASH_ENV=")
-		})
+		// Nothing of sup's environment: a shell reads too much of it. Where
+		// /bin/sh is bash (Fedora, Arch), SHELLOPTS=noexec ended the guard
+		// at once and an exported BASH_FUNC_read%% replaced its read, so
+		// nothing was swept (the attack trial); dash reads ENV, bash
+		// BASH_ENV. The sweep it execs needs only the session id (and
+		// GORACE keeps a race-built test binary from sleeping at exit).
+		env = []string{guardEnv + "=" + sessionID}
+		if v, ok := os.LookupEnv("GORACE"); ok {
+			env = append(env, "GORACE="+v)
+		}
 	} else {
 		cmd.ExtraFiles = []*os.File{r} // fd 3
 	}
-	cmd.Env = append(env, guardEnv+"="+sessionID)
+	cmd.Env = env
 	// Its own process group: the hangup of a closing pane goes to the
 	// foreground group, and could come before the guard (still starting)
 	// has ignored SIGHUP.

@@ -108,3 +108,33 @@ func TestGuardSweepsWhenSupGoes(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardIgnoresTheEnvironment: where /bin/sh is bash, sup's environment
+// could switch the shell guard off — SHELLOPTS=noexec ended it at once, an
+// exported function replaced its read (the attack trial) — so the guard
+// gets none of it: with both set it still sweeps.
+func TestGuardIgnoresTheEnvironment(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash: %v (apt-get install bash)", err)
+	}
+	defer func(s string) { guardShell = s }(guardShell)
+	guardShell = bash
+	t.Setenv("SHELLOPTS", "noexec")
+	t.Setenv("BASH_FUNC_read%%", "() { /bin/sleep 100000; }")
+	t.Setenv("BASH_ENV", "/nonexistent/poison")
+	t.Setenv("IFS", "x")
+	id := "guardtest-env-" + strconv.Itoa(os.Getpid())
+	marked, markedAlive := victim(t, id)
+	g, err := StartGuard(id, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // a guard the environment broke would be gone by now
+	if gone(g.pid) {
+		t.Fatal("the guard exited before sup did: the environment reached its shell")
+	}
+	g.w.Close() // as a SIGKILLed sup's pipe would
+	waitFor(t, "the sweep killing the marked process "+strconv.Itoa(marked), func() bool { return !markedAlive() })
+	waitFor(t, "the guard exiting", func() bool { return gone(g.pid) })
+}
