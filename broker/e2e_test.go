@@ -192,7 +192,8 @@ func TestE2ENextWithoutTmux(t *testing.T) {
 // cooldown A is head again.
 func TestE2ESkipCooldown(t *testing.T) {
 	t.Parallel()
-	f := newFleet(t, "queue: {skip_cooldown: 8s}\n")
+	// 15 s: the steps below ran past an 8 s cooldown on a loaded run.
+	f := newFleet(t, "queue: {skip_cooldown: 15s}\n")
 	pa, pb := f.start("alpha"), f.start("beta")
 	f.stuck("alpha")
 	f.stuck("beta")
@@ -207,7 +208,7 @@ func TestE2ESkipCooldown(t *testing.T) {
 	if out := f.mustSup("status-line"); strings.TrimSpace(out) != "" {
 		t.Fatalf("status-line while only a skipped session waits: %q, want empty", out)
 	}
-	testutil.WaitUntil(t, 20*time.Second, "alpha's cooldown to end", func() bool {
+	testutil.WaitUntil(t, 30*time.Second, "alpha's cooldown to end", func() bool {
 		return strings.Join(f.queueNames(), " ") == "alpha"
 	})
 	if out := f.mustSup("status-line"); strings.TrimSpace(out) != "⚠ 1 stuck · next: alpha" {

@@ -90,6 +90,7 @@ print(n[0])
 		err error
 	}
 	done := make(chan result, 1)
+	floodStart := time.Now()
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", py, "-c", script, port, strconv.Itoa(floodFor))
 	go func() {
 		out, err := cmd.CombinedOutput()
@@ -136,9 +137,12 @@ print(n[0])
 	if err != nil || flood < 20 {
 		t.Fatalf("the flooder made %q connections; want a flood", res.out)
 	}
+	// At most one line a second of the time refusals were being handled:
+	// a loaded machine checks the accepted backlog for a while after the
+	// flood itself ended.
 	log := r.log.String()
 	lines := strings.Count(log, "web: refused")
-	if lines == 0 || lines > floodFor+3 {
+	if lines == 0 || lines > int(time.Since(floodStart).Seconds())+2 {
 		t.Fatalf("%d refused connections logged in %d lines, want at least 1 and at most one a second:\n%s", flood, lines, log)
 	}
 	if lines < flood && !strings.Contains(log, "refused_unlogged=") {
