@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
 // execRSS sums the resident kB of this binary's read-only mappings.
@@ -71,18 +73,8 @@ func TestDropExecPagesDeletedBinary(t *testing.T) {
 		fmt.Println("dropped", dropExecPages())
 		os.Exit(0)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cp := filepath.Join(t.TempDir(), "sup upgraded")
-	if err := os.WriteFile(cp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyExecutable(t, cp)
 	cmd := exec.Command(cp, "-test.run=^TestDropExecPagesDeletedBinary$")
 	cmd.Env = append(os.Environ(), "SUP_TEST_DELETED_EXE=1")
 	out, err := cmd.CombinedOutput()

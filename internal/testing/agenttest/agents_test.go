@@ -8,26 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// copyExec copies this test binary (an ELF) to path.
-func copyExec(t *testing.T, path string) {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/sup-tmux/sup/internal/testing/testutil"
+)
 
 func TestFindAgentBin(t *testing.T) {
 	nm := t.TempDir()
@@ -39,9 +22,9 @@ func TestFindAgentBin(t *testing.T) {
 		t.Fatal(err)
 	}
 	native := filepath.Join(nm, "@anthropic-ai", "claude-code-linux-x64", "claude")
-	copyExec(t, native)
+	testutil.CopyExecutable(t, native)
 	codex := filepath.Join(nm, "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
-	copyExec(t, codex)
+	testutil.CopyExecutable(t, codex)
 
 	for name, want := range map[string]string{"claude": native, "codex": codex} {
 		got, err := FindAgentBin(nm, name)

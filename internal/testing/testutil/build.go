@@ -175,3 +175,24 @@ func removeStaleBuildDirs() {
 // test binary is): a bound on their memory must allow for the race
 // detector's shadow memory, several times a plain build's.
 func Race() bool { return raceEnabled }
+
+// CopyExecutable copies the running test binary to path (its directory
+// made if need be), executable: a second binary that is this one, for a
+// test that needs a program at a given path or one it can delete.
+func CopyExecutable(t testing.TB, path string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
