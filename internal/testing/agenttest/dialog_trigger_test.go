@@ -68,7 +68,12 @@ func TestClaudeUnseenDialogHoldsTrigger(t *testing.T) {
 		}
 	}
 
-	// The human answers it; the trigger goes.
+	// The human answers it; the trigger goes. Its turn takes 3 s, as a
+	// real model's does: without hooks the ack is the screen turning busy,
+	// and an instant fake turn could start and end between two looks of
+	// a loaded supervisor (a CI run: ACK_TIMEOUT with the reply already on
+	// screen — specs/triggers.md, "Acknowledgement").
+	a.Model.Queue(fakemodel.Turn{Text: "done", Delay: 3 * time.Second})
 	chooseAndAnswer(t, a, firstRunAnswer{name: "auto-mode offer", text: claudeAutoModeOffer, keys: []string{"Enter"}, choose: "❯ " + claudeAutoModeNo})
 	testutil.WaitUntil(t, 60*time.Second, "the deferred trigger's delivery", func() bool { return a.State().Triggers["delivered"] == 1 })
 	if _, ok := a.Model.WaitFor(30*time.Second, func(r fakemodel.Request) bool {
