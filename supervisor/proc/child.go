@@ -163,6 +163,12 @@ func (c *Child) Terminate(grace time.Duration) (endedBy string) {
 		}
 		signalSession(c.pid, syscall.SIGTERM)
 		if c.waitDone(grace - hupWait) {
+			if _, sig := c.Exit(); sig == "SIGHUP" {
+				// It died of the hangup; Wait (draining its output,
+				// ending its session) took longer than hupWait on a
+				// loaded machine (TestChildTerminateOrder in a CI run).
+				return "SIGHUP"
+			}
 			return "SIGTERM"
 		}
 	}
