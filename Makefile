@@ -77,10 +77,10 @@ unit:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit-race unit-agents
 
 unit-race:
-	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/internal/testing/agenttest$$')
+	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/testing/agenttest$$')
 
 unit-agents:
-	$(GO) test -count=1 -timeout 12m $(AGENTTEST)
+	$(GO) test -count=1 -timeout 20m $(AGENTTEST)
 
 fuzz:
 	$(call fuzzrun,FuzzReadFrame,./ipc/,150000x)

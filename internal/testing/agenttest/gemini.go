@@ -131,6 +131,11 @@ func StartGemini(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 	return StartUnderSup(t, tm, SupStart{Profile: "gemini", Dir: dir, Home: env["HOME"], Env: env, Model: model}, NewOptions(opts...))
 }
 
+// GeminiStartTimeout bounds a Gemini CLI start: under CI's parallel load
+// one took 43 s from spawn to its prompt, and its SessionStart hook came
+// after that (the CI run of 2026-11-29, TestGeminiHooksDriveState).
+const GeminiStartTimeout = 2 * ScreenTimeout
+
 // WaitGeminiReady waits until Gemini CLI has initialised and its input
 // box is empty: GeminiPrompt on screen without "Initializing", and
 // GeminiBanner too — or, the banner gone, the prompt alone for
@@ -140,7 +145,7 @@ func StartGemini(t testing.TB, tm *testutil.Tmux, opts ...Option) *Agent {
 func (a *Agent) WaitGeminiReady() {
 	a.T.Helper()
 	var since time.Time
-	testutil.WaitUntil(a.T, 2*ScreenTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
+	testutil.WaitUntil(a.T, GeminiStartTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
 		s := a.Screen()
 		if !strings.Contains(s, GeminiPrompt) || strings.Contains(s, geminiInitializing) {
 			since = time.Time{}

@@ -24,7 +24,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 	a := startReadyGemini(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "gemini", "--project", a.Dir) }))
 	// SessionStart fires at startup, before any prompt.
 	var first ipc.State
-	testutil.WaitUntil(t, 20*time.Second, "SessionStart to set agent_session_id", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "SessionStart to set agent_session_id", func() bool {
 		first = a.State()
 		return first.AgentSessionID != ""
 	})
@@ -81,7 +81,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 	// The pane still shows the first run's banner and prompt until the new
 	// CLI repaints (seconds on a loaded machine): wait for the resumed
 	// run's own SessionStart hook before looking at the screen.
-	testutil.WaitUntil(t, ScreenTimeout, "the resumed gemini's SessionStart hook", func() bool {
+	testutil.WaitUntil(t, GeminiStartTimeout, "the resumed gemini's SessionStart hook", func() bool {
 		data, _ := os.ReadFile(logs[0])
 		return strings.Count(string(data), "event=SessionStart") >= 2
 	})
