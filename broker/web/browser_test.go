@@ -523,9 +523,13 @@ func TestBrowserCrossOriginPage(t *testing.T) {
 	}
 	r := startRig(t, dir)
 	id := r.waitRow("alpha").ID
+	// The form posts into an iframe: posted at the top level it navigated
+	// the evil page away, and on a loaded machine that came before the
+	// fetches had settled, their results lost with the page (a whole run,
+	// 2026-11-28: "timed out … waiting for the evil page's attempts").
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<!doctype html><body><form id=f method=POST action="%[1]s/api/skip" enctype="text/plain">
+		fmt.Fprintf(w, `<!doctype html><body><iframe name=sink></iframe><form id=f method=POST action="%[1]s/api/skip" enctype="text/plain" target=sink>
 <input name='{"id":"%[2]s","x":"' value='"}'></form><script>
 const T = %[1]q, body = JSON.stringify({id: %[2]q, choice: "yes", expect: "p1"});
 window.results = [];
