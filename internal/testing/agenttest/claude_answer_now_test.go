@@ -100,7 +100,7 @@ func answerRightAway(t *testing.T, a *Agent, next func(string) ipc.Event, ready 
 				t.Fatalf("answer no after %s: %+v exit %d %v", delay, r, code, err)
 			}
 			answered := time.Now()
-			testutil.WaitUntil(t, 10*time.Second, "needs_confirmation to end", func() bool { return a.State().Activity != "needs_confirmation" })
+			testutil.WaitUntil(t, ScreenTimeout, "needs_confirmation to end", func() bool { return a.State().Activity != "needs_confirmation" })
 			took := time.Since(answered)
 			t.Logf("no after %s: needs_confirmation ended %s after the answer (acked by %s)", delay, took, r.AckedBy)
 			if took > 2*time.Second {

@@ -35,7 +35,7 @@ func openPrompt(t *testing.T, a *Agent, submit func(string), shown, name string)
 	a.WaitScreen(shown)
 	a.WaitOperatorIdle()
 	var st ipc.State
-	testutil.WaitUntil(t, 10*time.Second, "a prompt_id and options", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "a prompt_id and options", func() bool {
 		st = a.State()
 		return st.PromptID != "" && len(st.PromptOptions) > 0
 	})
@@ -136,7 +136,7 @@ func TestClaudeAnswer(t *testing.T) {
 		a.Keys("Down") // the human is at the dialog, after it appeared
 		// The gate counts only keys after the prompt appeared (issue 22):
 		// wait for this one to reach sup.
-		testutil.WaitUntil(t, 5*time.Second, "the key to reach sup", func() bool { return a.State().OperatorBusy })
+		testutil.WaitUntil(t, ScreenTimeout, "the key to reach sup", func() bool { return a.State().OperatorBusy })
 		_, code, err := answer(a, "--expect", id, a.Doc, "yes")
 		if code != 3 || err == nil || !strings.Contains(err.Error(), "OPERATOR_BUSY") {
 			t.Fatalf("an answer while the human types: exit %d %v, want 3 OPERATOR_BUSY", code, err)
@@ -237,7 +237,7 @@ func TestClaudeNotificationKeepsCommand(t *testing.T) {
 	a.Type("RUN: touch notified.txt")
 	a.WaitScreen(ClaudePermission)
 	id := ""
-	testutil.WaitUntil(t, 10*time.Second, "the PermissionRequest summary", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the PermissionRequest summary", func() bool {
 		st := a.State()
 		id = st.PromptID
 		return st.Summary == "Bash: touch notified.txt" && id != ""

@@ -30,7 +30,7 @@ func TestClaudeFileAnswerSaysMode(t *testing.T) {
 			a.WaitScreen("Do you want to create notes.txt?")
 			a.WaitOperatorIdle()
 			var st ipc.State
-			testutil.WaitUntil(t, 10*time.Second, "the prompt in state", func() bool {
+			testutil.WaitUntil(t, ScreenTimeout, "the prompt in state", func() bool {
 				st = a.State()
 				return st.PromptID != "" && len(st.PromptOptions) > 1
 			})

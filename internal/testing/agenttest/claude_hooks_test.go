@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
@@ -26,7 +25,7 @@ func TestClaudeHooksDriveState(t *testing.T) {
 	ev := next("needs_confirmation")
 	// The screen may see the prompt first; the hook then adds the command.
 	var st ipc.State
-	testutil.WaitUntil(t, 10*time.Second, "the PermissionRequest hook's summary", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the PermissionRequest hook's summary", func() bool {
 		st = a.State()
 		return strings.Contains(st.Summary, "touch hooked.txt")
 	})

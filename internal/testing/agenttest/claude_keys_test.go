@@ -26,10 +26,10 @@ func TestClaudeEscEndsTurnWithoutHook(t *testing.T) {
 	a := claudeHeld(t)
 	a.Type("SLOW 20")
 	a.WaitScreen(ClaudeBusy)
-	testutil.WaitUntil(t, 10*time.Second, "busy from the UserPromptSubmit hook", func() bool { return a.State().Activity == "busy" })
+	testutil.WaitUntil(t, ScreenTimeout, "busy from the UserPromptSubmit hook", func() bool { return a.State().Activity == "busy" })
 	a.EscapeUntilGone(ClaudeBusy)
 	pressed := time.Now()
-	testutil.WaitUntil(t, 10*time.Second, "ready after the interrupt", func() bool { return a.State().Activity == "ready" })
+	testutil.WaitUntil(t, ScreenTimeout, "ready after the interrupt", func() bool { return a.State().Activity == "ready" })
 	if d := time.Since(pressed); d > 5*time.Second {
 		t.Fatalf("ready %s after Esc: the hook's busy held", d.Round(time.Millisecond))
 	}
@@ -43,12 +43,12 @@ func TestClaudeDenyInPaneLeavesPrompt(t *testing.T) {
 	a := claudeHeld(t)
 	a.Type("RUN: touch denied.txt")
 	a.WaitScreen(ClaudePermission)
-	testutil.WaitUntil(t, 10*time.Second, "needs_confirmation from the PermissionRequest hook", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "needs_confirmation from the PermissionRequest hook", func() bool {
 		return a.State().Activity == "needs_confirmation"
 	})
 	a.EscapeUntilGone(ClaudePermission)
 	pressed := time.Now()
-	testutil.WaitUntil(t, 10*time.Second, "out of needs_confirmation after the denial", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "out of needs_confirmation after the denial", func() bool {
 		return a.State().Activity != "needs_confirmation"
 	})
 	if d := time.Since(pressed); d > 5*time.Second {

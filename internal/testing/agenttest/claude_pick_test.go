@@ -59,5 +59,5 @@ func pickAnswersRightAway(t *testing.T, a *Agent, next func(string) ipc.Event, r
 	testutil.WaitUntil(t, 30*time.Second, "the approved command's file", func() bool { _, err := os.Stat(file); return err == nil })
 	waitReady(t, a, ready)
 	a.Tmux.SendKeys(p, "q")
-	testutil.WaitUntil(t, 10*time.Second, "pick to quit on q", func() bool { return a.Tmux.PaneDead(p) })
+	testutil.WaitUntil(t, ScreenTimeout, "pick to quit on q", func() bool { return a.Tmux.PaneDead(p) })
 }

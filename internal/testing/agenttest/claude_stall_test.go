@@ -64,7 +64,7 @@ func checkStalled(t *testing.T, a *Agent, submitHook string) {
 	// moment after the state changed (seconds on a loaded machine: CI).
 	var out string
 	var err error
-	testutil.WaitUntil(t, 10*time.Second, "the stalled session in sup queue", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the stalled session in sup queue", func() bool {
 		out, err = a.SupCmd("queue")
 		return err == nil && strings.Contains(out, "stalled")
 	})

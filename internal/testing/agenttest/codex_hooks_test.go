@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
@@ -34,7 +33,7 @@ func TestCodexNotifyMakesReady(t *testing.T) {
 		t.Fatalf("session logs: %v", logs)
 	}
 	// The screen (OSC 7501 done) may say ready first; notify follows.
-	testutil.WaitUntil(t, 10*time.Second, "Codex notify to reach sup", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "Codex notify to reach sup", func() bool {
 		data, _ := os.ReadFile(logs[0])
 		return strings.Contains(string(data), "event=agent-turn-complete")
 	})

@@ -31,7 +31,7 @@ func TestClaudeUnseenDialogHoldsTrigger(t *testing.T) {
 		WithSupConfig("activity: {quiet_window: 1s}\ntrigger: {recheck: 200ms, ack_timeout: 20s}\n"))
 	shown := a.WaitScreenAt(claudeAutoModeNo)
 	var st ipc.State
-	testutil.WaitUntil(t, 10*time.Second, "needs_confirmation", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "needs_confirmation", func() bool {
 		st = a.State()
 		return st.Activity == "needs_confirmation"
 	})

@@ -33,7 +33,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 	next("busy")
 	next("needs_confirmation")
 	var st ipc.State
-	testutil.WaitUntil(t, 10*time.Second, "the ToolPermission hook's summary", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the ToolPermission hook's summary", func() bool {
 		st = a.State()
 		return st.Summary == "Shell: touch hooked.txt"
 	})
@@ -47,7 +47,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.Dir, "hooked.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	testutil.WaitUntil(t, 10*time.Second, "AfterAgent's summary", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "AfterAgent's summary", func() bool {
 		st = a.State()
 		return st.Reason == "stopped" && st.Summary == "done: Output: (empty)"
 	})
@@ -94,7 +94,7 @@ func TestGeminiHooksDriveState(t *testing.T) {
 	if !strings.Contains(string(r.Body), "touch hooked.txt") {
 		t.Fatalf("the resumed session's request lacks the earlier turns")
 	}
-	testutil.WaitUntil(t, 10*time.Second, "the resumed session's hooks", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the resumed session's hooks", func() bool {
 		st = a.State()
 		return st.Summary == "back again"
 	})

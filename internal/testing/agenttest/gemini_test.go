@@ -98,7 +98,7 @@ func TestGeminiScreenOnlyDetection(t *testing.T) {
 	}
 	// A draft typed into the box is seen, and makes the operator busy.
 	a.Tmux.SendLiteral(a.Pane, "half a thought")
-	testutil.WaitUntil(t, 10*time.Second, "the draft in state", func() bool {
+	testutil.WaitUntil(t, ScreenTimeout, "the draft in state", func() bool {
 		st := a.State()
 		return st.Draft == "half a thought" && st.OperatorBusy
 	})
