@@ -45,7 +45,7 @@ func TestE2EHostileNamesInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sup next --display: %v: %s", err, out)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the report on the client's status line, as written", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the report on the client's status line, as written", func() bool {
 		return strings.Contains(f.client.Output(), "(l#(touch ")
 	})
 	f.hook(local, "UserPromptSubmit") // the remote one is the head now

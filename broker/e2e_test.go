@@ -226,7 +226,7 @@ func TestE2ENoFocusStealing(t *testing.T) {
 	f.start("alpha")
 	pb := f.start("beta")
 	f.tm.Run("select-window", "-t", pb)
-	testutil.WaitUntil(t, 5*time.Second, "the client to show beta", func() bool { return f.clientPane() == pb })
+	testutil.WaitUntil(t, 20*time.Second, "the client to show beta", func() bool { return f.clientPane() == pb })
 	f.stuck("alpha")
 	f.tm.SendLiteral(pb, "typing away")
 	f.hook("alpha", "UserPromptSubmit")

@@ -151,7 +151,7 @@ func TestClientRefusesForeignServer(t *testing.T) {
 	if err := raw.Call(ctx, MethodHello, nil, nil); err != nil {
 		t.Fatalf("unchecked client: %v", err)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the fake server to log the unchecked hello", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the fake server to log the unchecked hello", func() bool {
 		return strings.Contains(out.String(), "frame hello")
 	})
 	if n := strings.Count(out.String(), "frame "); n != 1 {

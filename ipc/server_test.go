@@ -502,7 +502,7 @@ func TestFullSlotsEvictOldestIdle(t *testing.T) {
 	if _, err := sub.Subscribe(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(t, 2*time.Second, "the slow request to be in its handler", func() bool { return ts.inflight.Load() == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the slow request to be in its handler", func() bool { return ts.inflight.Load() == 1 })
 
 	// Nothing idle long enough yet: refused.
 	fresh := dialRaw(t, ts.path)
@@ -549,7 +549,7 @@ func TestDrippingFramesEvicted(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the server reads on into the frames (a sync, not a bound)
 	// The server marks each frame's start when its first byte arrives,
 	// on its own time: advance the clock until a newcomer gets in.
-	testutil.WaitUntil(t, 3*time.Second, "a newcomer admitted over the dripping frames", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "a newcomer admitted over the dripping frames", func() bool {
 		clock.Advance(2 * time.Second)
 		c := dialRaw(t, ts.path)
 		writeAll(t, c, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 2, "method": "hello"})))
@@ -612,7 +612,7 @@ func TestHogEvictedForOthers(t *testing.T) {
 	expectClosed(t, held[0], 2*time.Second) // the hog's longest idle one
 	// The other process is gone: the hog takes its slot back, and then
 	// its next newcomer has nothing it may evict.
-	testutil.WaitUntil(t, 2*time.Second, "the other process's slot to be free", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the other process's slot to be free", func() bool {
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		return ts.admitted == 15

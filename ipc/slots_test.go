@@ -65,7 +65,7 @@ func TestWaitingCallsPerPeerBounded(t *testing.T) {
 		c := dialRaw(t, ts.path)
 		sendRaw(t, c, uint64(i+1), "wait")
 		if i < 4 {
-			testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
+			testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
 			continue
 		}
 		r := readResponse(t, c)
@@ -85,7 +85,7 @@ func TestWaitingCallsPerPeerBounded(t *testing.T) {
 			t.Fatalf("%s beside 4 waiting calls: %+v", m, r.Error)
 		}
 	}
-	testutil.WaitUntil(t, 2*time.Second, "refused connections' slots free", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "refused connections' slots free", func() bool {
 		a, held, waiting := ts.counts()
 		return a == 6 && held == 4 && waiting == 4 // 4 waiting + the 2 reserved calls' connections
 	})
@@ -106,7 +106,7 @@ func TestHeldBudgetKeepsReserve(t *testing.T) {
 	for i := range 6 {
 		c := dialRaw(t, ts.path)
 		sendRaw(t, c, 1, "wait")
-		testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
+		testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
 	}
 	sub := dialRaw(t, ts.path)
 	writeAll(t, sub, frameOf(mustMarshal(t, map[string]any{"v": 1, "id": 1, "method": "subscribe"})))
@@ -151,12 +151,12 @@ func TestHangupCancelsCallAndFreesSlot(t *testing.T) {
 		c := dialRaw(t, ts.path)
 		sendRaw(t, c, 1, "wait")
 		cs = append(cs, c)
-		testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
+		testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == int64(i+1) })
 	}
 	for _, c := range cs {
 		c.Close()
 	}
-	testutil.WaitUntil(t, time.Second, "both calls cancelled and every slot free", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "both calls cancelled and every slot free", func() bool {
 		a, held, waiting := ts.counts()
 		return wc.cancelled.Load() == 2 && a == 0 && held == 0 && waiting == 0
 	})
@@ -171,7 +171,7 @@ func TestHalfCloseKeepsCall(t *testing.T) {
 	ts := startServer(t, ServerConfig{}, waitHandlers(wc, release))
 	c := dialRaw(t, ts.path)
 	sendRaw(t, c, 9, "wait")
-	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
 	if err := c.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestPipelinedRequestSurvivesWatch(t *testing.T) {
 	ts := startServer(t, ServerConfig{}, waitHandlers(wc, release))
 	c := dialRaw(t, ts.path)
 	sendRaw(t, c, 1, "wait")
-	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
 	sendRaw(t, c, 2, "state")
 	time.Sleep(50 * time.Millisecond) // let the watcher read ahead
 	close(release)
@@ -213,7 +213,7 @@ func TestHalfCloseThenCloseCancels(t *testing.T) {
 	ts := startServer(t, ServerConfig{}, waitHandlers(wc, release))
 	c := dialRaw(t, ts.path)
 	sendRaw(t, c, 1, "wait")
-	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
 	if err := c.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestHalfCloseThenCloseCancels(t *testing.T) {
 		t.Fatal("a half-close cancelled the call")
 	}
 	c.Close()
-	testutil.WaitUntil(t, time.Second, "the call cancelled and its slot free", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the call cancelled and its slot free", func() bool {
 		a, held, waiting := ts.counts()
 		return wc.cancelled.Load() == 1 && a == 0 && held == 0 && waiting == 0
 	})
@@ -251,7 +251,7 @@ func TestSubscriptionsCountPerProcess(t *testing.T) {
 	}
 	c := dialRaw(t, ts.path)
 	sendRaw(t, c, 1, "wait")
-	testutil.WaitUntil(t, 5*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the call inside its handler", func() bool { return wc.inside.Load() == 1 })
 	over := dialRaw(t, ts.path)
 	r := subscribeRaw(t, over, 1)
 	if r.Error == nil || r.Error.Code != CodeTooManyClients || !strings.Contains(r.Error.Message, "no room for more subscriptions") || !strings.Contains(r.Error.Message, "process ") {

@@ -96,7 +96,7 @@ func TestE2EAnswer(t *testing.T) {
 	}
 	// The human types: refused, until forced.
 	r.tm.SendKeys(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "the key to reach sup", func() bool { return r.state("doc").OperatorBusy })
+	testutil.WaitUntil(t, 20*time.Second, "the key to reach sup", func() bool { return r.state("doc").OperatorBusy })
 	if _, err := r.answer(ipc.AnswerParams{Choice: "2", Expect: st2.PromptID}); errCode(err) != ipc.CodeOperatorBusy {
 		t.Fatalf("an answer while the human types: %v, want OPERATOR_BUSY", err)
 	}

@@ -29,7 +29,7 @@ func TestE2EAskedHoldsTrigger(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
-	testutil.WaitUntil(t, 5*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	testutil.WaitUntil(t, 20*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
 	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"I found 3 stale branches: ` + "`old-ui`, `tmp`, `wip`" + `.\n\n` + staleQuestion + `"}`)
 	st := r.state("doc")
 	if st.Activity != "ready" || st.Reason != "asked" || st.Summary != staleQuestion || st.WaitingSince == 0 {
@@ -60,7 +60,7 @@ func TestE2EAskedHoldsTrigger(t *testing.T) {
 	// trigger follows as its own turn.
 	r.tm.SendLiteral(pane, "no")
 	r.tm.SendKeys(pane, "Enter")
-	testutil.WaitUntil(t, 5*time.Second, "the human's answer reached the agent", func() bool { return r.recorded(rec) == "no\r" })
+	testutil.WaitUntil(t, 20*time.Second, "the human's answer reached the agent", func() bool { return r.recorded(rec) == "no\r" })
 	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"no"}`)
 	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"Kept them."}`)
 	r.waitTriggerCount("delivered", 1)
@@ -100,7 +100,7 @@ func TestE2EAskedForcedAndTimeout(t *testing.T) {
 	r := newRig(t, triggerConfig+"  max_busy_wait: 1s\n")
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-ack", "-record", rec)
-	testutil.WaitUntil(t, 5*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
+	testutil.WaitUntil(t, 20*time.Second, "ready", func() bool { return r.state("doc").Activity == "ready" })
 	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t-late", Prompt: "continue", Wait: true})
 	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeAgentAsked || !strings.Contains(res.Message, staleQuestion) {
@@ -129,7 +129,7 @@ func TestE2EStalled(t *testing.T) {
 	r.start("-spinner", "-work-after", "6s")
 	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
 	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
-	testutil.WaitUntil(t, 5*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
+	testutil.WaitUntil(t, 20*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
 	st := r.state("doc")
 	if st.Activity != "busy" || st.WaitingSince == 0 || st.Summary != "Bash: go test ./..." {
 		t.Fatalf("stalled: %+v", st)
@@ -155,7 +155,7 @@ func TestE2EStalled(t *testing.T) {
 		return st.Reason == "working" && st.WaitingSince == 0
 	})
 	// Only the spinner again: stalled again after stall_after.
-	testutil.WaitUntil(t, 5*time.Second, "stalled again", func() bool { return r.state("doc").Reason == "stalled" })
+	testutil.WaitUntil(t, 20*time.Second, "stalled again", func() bool { return r.state("doc").Reason == "stalled" })
 }
 
 // TestE2EElicitation: Claude Code's Elicitation hook (an MCP server asks
@@ -183,7 +183,7 @@ func TestE2ENotifyAskedStalled(t *testing.T) {
 	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
 	r.start("-echo")
 	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
-	testutil.WaitUntil(t, 5*time.Second, "the question notified", func() bool { return len(notifications(file)) == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "the question notified", func() bool { return len(notifications(file)) == 1 })
 	if n := notifications(file)[0]; n["SUP_REASON"] != "asked" || n["SUP_SUMMARY"] != staleQuestion {
 		t.Fatalf("the question's notification: %v", n)
 	}
@@ -216,7 +216,7 @@ func TestE2EAskedAnswer(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)
-	testutil.WaitUntil(t, 5*time.Second, "ready, bracketed paste on", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "ready, bracketed paste on", func() bool {
 		st := r.state("doc")
 		return st.Activity == "ready" && st.BracketedPaste
 	})
@@ -246,7 +246,7 @@ func TestE2EAskedAnswer(t *testing.T) {
 		done <- answered{out, err}
 	}()
 	const typed = "\x1b[200~no, keep[201~ them\x1b[201~\r"
-	testutil.WaitUntil(t, 5*time.Second, "the answer typed", func() bool { return r.recorded(rec) == typed })
+	testutil.WaitUntil(t, 20*time.Second, "the answer typed", func() bool { return r.recorded(rec) == typed })
 	select {
 	case a := <-done:
 		t.Fatalf("the answer returned before its turn started: %q %v", a.out, a.err)
@@ -283,7 +283,7 @@ func TestE2EAskedAnswer(t *testing.T) {
 	r.hook(`{"hook_event_name":"Stop","last_assistant_message":"` + staleQuestion + `"}`)
 	before := r.recorded(rec)
 	r.tm.SendLiteral(pane, "n")
-	testutil.WaitUntil(t, 5*time.Second, "the human's key", func() bool { return r.recorded(rec) == before+"n" })
+	testutil.WaitUntil(t, 20*time.Second, "the human's key", func() bool { return r.recorded(rec) == before+"n" })
 	if _, err := r.answer(ipc.AnswerParams{Choice: "yes"}); errCode(err) != ipc.CodeOperatorBusy {
 		t.Fatalf("answer while the human types: %v, want OPERATOR_BUSY", err)
 	}

@@ -192,7 +192,7 @@ touch `+other+`/hooked; exec sleep 1000`)
 	if _, err := r.sup("answer", "--expect", st.PromptID, "sc", "yes"); err != nil {
 		t.Fatalf("the operator's answer: %v", err)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the operator's answer typed", func() bool { b, _ := os.ReadFile(rec); return len(b) > 0 })
+	testutil.WaitUntil(t, 20*time.Second, "the operator's answer typed", func() bool { b, _ := os.ReadFile(rec); return len(b) > 0 })
 	if _, err := r.sup("inject", "sc", "z"); err != nil {
 		t.Fatalf("the operator's inject: %v", err)
 	}

@@ -51,7 +51,7 @@ func TestE2EFallbackUnrecognized(t *testing.T) {
 		t.Fatalf("fired %v after the last output, before unknown_after (3s)", waited)
 	}
 	r.tm.SendKeys(pane, "r", "Enter")
-	testutil.WaitUntil(t, 5*time.Second, "the key undoing the fallback", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the key undoing the fallback", func() bool {
 		return state().Activity != "needs_confirmation"
 	})
 	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {

@@ -42,7 +42,7 @@ func TestE2EInjectIntoStalledChild(t *testing.T) {
 	}
 	r.state("doc") // still answering
 	r.mustSup("stop", "doc")
-	testutil.WaitUntil(t, 5*time.Second, "sup to exit", func() bool { return !testutil.ProcessAlive(st.SupPID) })
+	testutil.WaitUntil(t, 20*time.Second, "sup to exit", func() bool { return !testutil.ProcessAlive(st.SupPID) })
 }
 
 // TestE2EStdoutPipeClosed: a reader that goes away (sup … | head) must not
@@ -99,7 +99,7 @@ func TestE2ELeftoversEnded(t *testing.T) {
 	if pid == 0 {
 		t.Fatalf("bad pid file %q", data)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the HUP-ignoring leftover to be gone", func() bool { return !testutil.ProcessAlive(pid) })
+	testutil.WaitUntil(t, 20*time.Second, "the HUP-ignoring leftover to be gone", func() bool { return !testutil.ProcessAlive(pid) })
 }
 
 // TestE2EResumeClearsHaltWhileRunning: a restart while halted keeps the

@@ -49,7 +49,7 @@ func TestE2ENotifyHostile(t *testing.T) {
 	if n["SUP_NAME"] != name || n["SUP_SUMMARY"] != wantSummary {
 		t.Errorf("the command's environment: name %q summary %q, want %q and %q", n["SUP_NAME"], n["SUP_SUMMARY"], name, wantSummary)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the display-message as written", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the display-message as written", func() bool {
 		return strings.Contains(client.Output(), "n#(touch ") && strings.Contains(client.Output(), "Done. #(touch ")
 	})
 

@@ -34,7 +34,7 @@ func TestE2ETerminalRepliesAreNotTyping(t *testing.T) {
 	pane := r.startShell(`printf '\033[c\033[>c\033[6n\033]11;?\007\033[?u\033[>0q'; echo QUERIED; ` +
 		`stty raw -echo; dd bs=1 count=1 2>/dev/null | od -An -c; stty sane; echo GOT-KEY; sleep 30`)
 	r.tm.WaitFor(t, pane, "QUERIED", 10*time.Second)
-	testutil.WaitUntil(t, 5*time.Second, "the session to be up", func() bool { return r.state("doc").PID != 0 })
+	testutil.WaitUntil(t, 20*time.Second, "the session to be up", func() bool { return r.state("doc").PID != 0 })
 	time.Sleep(300 * time.Millisecond) // tmux's replies arrive after the queries
 	if st := r.state("doc"); st.OperatorBusy || st.LastInputAt != 0 {
 		t.Fatalf("no key pressed, yet operator_busy %v last_input_at %d: terminal replies counted as typing", st.OperatorBusy, st.LastInputAt)
@@ -56,12 +56,12 @@ func TestE2EFocusReportsAreAFact(t *testing.T) {
 		t.Fatalf("focused %v before any report, want unknown (null)", *st.Focused)
 	}
 	r.tm.SendKeys(pane, "-H", "1b", "5b", "49") // ESC [ I
-	testutil.WaitUntil(t, 5*time.Second, "focused", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "focused", func() bool {
 		st := r.state("doc")
 		return st.Focused != nil && *st.Focused && st.FocusedAt != 0
 	})
 	r.tm.SendKeys(pane, "-H", "1b", "5b", "4f") // ESC [ O
-	testutil.WaitUntil(t, 5*time.Second, "not focused", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "not focused", func() bool {
 		st := r.state("doc")
 		return st.Focused != nil && !*st.Focused
 	})
@@ -69,7 +69,7 @@ func TestE2EFocusReportsAreAFact(t *testing.T) {
 		t.Fatalf("focus reports counted as typing: %+v", st)
 	}
 	// The child still got every byte, in order.
-	testutil.WaitUntil(t, 5*time.Second, "the reports to reach the child", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the reports to reach the child", func() bool {
 		data, _ := os.ReadFile(filepath.Join(r.dir, "rec")) // Best effort: written as it reads.
 		return string(data) == "\x1b[I\x1b[O"
 	})
@@ -216,7 +216,7 @@ func TestE2EFocusFromRealPaneSwitches(t *testing.T) {
 		if _, err := r.tm.Run("select-pane", "-t", target); err != nil {
 			t.Fatal(err)
 		}
-		testutil.WaitUntil(t, 5*time.Second, "focused "+strconv.FormatBool(want), func() bool {
+		testutil.WaitUntil(t, 20*time.Second, "focused "+strconv.FormatBool(want), func() bool {
 			st := r.state("doc")
 			return st.Focused != nil && *st.Focused == want
 		})

@@ -161,7 +161,7 @@ func TestE2EModelReadsUnknownDialog(t *testing.T) {
 		t.Fatalf("sup answer: %s", out)
 	}
 	r.tm.WaitFor(t, pane, "picked: p", 5*time.Second)
-	testutil.WaitUntil(t, 5*time.Second, "ready after the answer", func() bool { return r.state("doc").Activity == "ready" })
+	testutil.WaitUntil(t, 20*time.Second, "ready after the answer", func() bool { return r.state("doc").Activity == "ready" })
 	log := r.sessionLog(st)
 	if !strings.Contains(log, "model_read") || !strings.Contains(log, "screen_hash=") || strings.Contains(log, menuQuestion) {
 		t.Fatalf("the session log must name the screen by hash only:\n%s", log)

@@ -63,14 +63,14 @@ func TestE2ENotify(t *testing.T) {
 	// The human looks elsewhere: within the watch poll (1 s), one
 	// notification.
 	show(r.tm.NewWindow(r.env, "sleep", "600"))
-	testutil.WaitUntil(t, 5*time.Second, "a notification", func() bool { return len(notifications(file)) == 1 })
+	testutil.WaitUntil(t, 20*time.Second, "a notification", func() bool { return len(notifications(file)) == 1 })
 	n := notifications(file)[0]
 	waited, _ := strconv.ParseInt(n["SUP_WAITING_MS"], 10, 64)
 	if n["SUP_SESSION"] != st.SessionID || n["SUP_NAME"] != "doc" || n["SUP_REASON"] != "stopped" || n["SUP_SUMMARY"] != "all done" ||
 		n["SUP_PANE"] != pane || waited < 2500 || n["SUP_PROMPT_ID"] != "" {
 		t.Fatalf("the command's environment: %v", n)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the display-message on the attached client", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the display-message on the attached client", func() bool {
 		return strings.Contains(client.Output(), "doc waits (stopped: all done")
 	})
 	time.Sleep(2 * time.Second)
@@ -80,7 +80,7 @@ func TestE2ENotify(t *testing.T) {
 	// A new episode: progress, then a wait again.
 	r.hook(`{"session_id":"c1","hook_event_name":"UserPromptSubmit","prompt":"more"}`)
 	r.hook(`{"session_id":"c1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm x"}}`)
-	testutil.WaitUntil(t, 5*time.Second, "a second notification", func() bool { return len(notifications(file)) == 2 })
+	testutil.WaitUntil(t, 20*time.Second, "a second notification", func() bool { return len(notifications(file)) == 2 })
 	if n := notifications(file)[1]; n["SUP_REASON"] != "permission" || n["SUP_SUMMARY"] != "Bash: rm x" || n["SUP_PROMPT_ID"] == "" {
 		t.Fatalf("the second notification: %v", n)
 	}

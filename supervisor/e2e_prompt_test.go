@@ -30,7 +30,7 @@ func TestE2EAnswerKeysBeforePrompt(t *testing.T) {
 		t.Fatalf("answer yes: %v", err)
 	}
 	r.tm.SendKeys(pane, "x") // typed between two prompts
-	testutil.WaitUntil(t, 5*time.Second, "the key to reach sup", func() bool { return r.state("doc").OperatorBusy })
+	testutil.WaitUntil(t, 20*time.Second, "the key to reach sup", func() bool { return r.state("doc").OperatorBusy })
 	st2 := r.waitPrompt(st.PromptID)
 	if !st2.OperatorBusy {
 		t.Fatalf("the quiet window ended before the prompt came back: %+v", st2)
@@ -75,7 +75,7 @@ func TestE2EAnswerHookPrompt(t *testing.T) {
 	}
 	answered := time.Now()
 	r.tm.WaitFor(t, pane, "answered: n", 5*time.Second)
-	testutil.WaitUntil(t, 5*time.Second, "needs_confirmation to end", func() bool { return r.state("doc").Activity != "needs_confirmation" })
+	testutil.WaitUntil(t, 20*time.Second, "needs_confirmation to end", func() bool { return r.state("doc").Activity != "needs_confirmation" })
 	// The hold was 10 s: only the answer's release ends it this soon.
 	if took := time.Since(answered); took > 2*time.Second {
 		t.Fatalf("needs_confirmation ended %s after the answer (%+v), want well within the 10 s hold", took, res)
@@ -153,7 +153,7 @@ func TestE2EAnswerAnyProgram(t *testing.T) {
 			t.Fatalf("%s: answer %s: %v", c.kind, c.choice, err)
 		}
 		r.tm.WaitFor(t, pane, c.got, 5*time.Second)
-		testutil.WaitUntil(t, 5*time.Second, c.kind+": ready at the next read", func() bool { return r.state(c.kind).Activity == "ready" })
+		testutil.WaitUntil(t, 20*time.Second, c.kind+": ready at the next read", func() bool { return r.state(c.kind).Activity == "ready" })
 	}
 }
 

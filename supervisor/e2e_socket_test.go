@@ -86,7 +86,7 @@ func TestE2ESocketInjectRestartStop(t *testing.T) {
 	}
 
 	r.mustSup("stop", "doc")
-	testutil.WaitUntil(t, 5*time.Second, "sup and child to exit", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "sup and child to exit", func() bool {
 		return !testutil.ProcessAlive(after.SupPID) && !testutil.GroupAlive(after.PID)
 	})
 	if s := r.sockets(); len(s) != 0 {
@@ -187,12 +187,12 @@ func TestE2EStaleSockets(t *testing.T) {
 		st := r.state("doc")
 		sock = filepath.Join(r.env["SUP_RUNTIME_DIR"], st.SessionID+".sock")
 		syscall.Kill(st.SupPID, syscall.SIGKILL)
-		testutil.WaitUntil(t, 5*time.Second, "killed sup to be gone", func() bool { return !testutil.ProcessAlive(st.SupPID) })
+		testutil.WaitUntil(t, 20*time.Second, "killed sup to be gone", func() bool { return !testutil.ProcessAlive(st.SupPID) })
 		if _, err := os.Stat(sock); err != nil {
 			t.Fatalf("a SIGKILLed supervisor should leave its socket: %v", err)
 		}
 		// The pty hangup ends the child too.
-		testutil.WaitUntil(t, 5*time.Second, "orphaned child to be gone", func() bool { return !testutil.GroupAlive(st.PID) })
+		testutil.WaitUntil(t, 20*time.Second, "orphaned child to be gone", func() bool { return !testutil.GroupAlive(st.PID) })
 		r.tm.KillPane(pane)
 		return sock
 	}
@@ -207,7 +207,7 @@ func TestE2EStaleSockets(t *testing.T) {
 
 	stale = killSup()
 	r.start() // a live one, which must survive everything below
-	testutil.WaitUntil(t, 5*time.Second, "sup start to sweep the stale socket", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "sup start to sweep the stale socket", func() bool {
 		_, err := os.Stat(stale)
 		return os.IsNotExist(err)
 	})
@@ -260,7 +260,7 @@ func TestE2EScreenAndSignals(t *testing.T) {
 	pane := r.start("-title", "agent at work", "-bracketed", "-echo")
 	r.mustSup("inject", "doc", "visible line")
 	r.tm.WaitFor(t, pane, "got: visible line", 5*time.Second)
-	testutil.WaitUntil(t, 5*time.Second, "the screen model to show the echo", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the screen model to show the echo", func() bool {
 		return strings.Contains(r.mustSup("screen", "doc"), "got: visible line")
 	})
 	var sc ipc.ScreenResult
@@ -280,7 +280,7 @@ func TestE2EScreenAndSignals(t *testing.T) {
 		t.Fatalf("state: title %q bracketed %v last output %d", st.Title, st.BracketedPaste, st.LastOutputAt)
 	}
 	r.tm.ResizeWindow(pane, 100, 30)
-	testutil.WaitUntil(t, 5*time.Second, "the screen model to follow the resize", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the screen model to follow the resize", func() bool {
 		var s ipc.ScreenResult
 		json.Unmarshal([]byte(r.mustSup("screen", "--json", "doc")), &s)
 		return s.Cols == 100 && s.Rows == 30

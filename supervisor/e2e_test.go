@@ -116,7 +116,7 @@ func TestE2EFiveFastFailuresHalt(t *testing.T) {
 	r.tm.WaitForCount(t, pane, "halted after", 2, 15*time.Second)
 	r.tm.SendLiteral(pane, "q")
 	var code int
-	testutil.WaitUntil(t, 5*time.Second, "pane to end with a known status", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "pane to end with a known status", func() bool {
 		var ok bool
 		code, _, ok = r.tm.PaneExitStatus(pane)
 		return ok

@@ -91,7 +91,7 @@ func TestE2ETriggerPasteByteExact(t *testing.T) {
 	r := newRig(t, triggerConfig)
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-bracketed", "-ack", "-record", rec)
-	testutil.WaitUntil(t, 5*time.Second, "bracketed paste in state", func() bool { return r.state("doc").BracketedPaste })
+	testutil.WaitUntil(t, 20*time.Second, "bracketed paste in state", func() bool { return r.state("doc").BracketedPaste })
 	prompt := "line one\nline\x1b[201~ two\r\n\x07end \xff ok"
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t-1", ThreadID: "th", Reason: "review", Prompt: prompt, Requester: "test", Wait: true})
 	if res.Result != ipc.OutcomeDelivered || res.AckedBy != "marker" || res.Attempts != 1 || res.DeliveredAt == 0 {
@@ -171,7 +171,7 @@ func TestE2ETriggerBringsChildBack(t *testing.T) {
 	// resume flag and exits, so the resume fails.
 	r.hook(`{"session_id":"3c9f5e2a-1b4d-4e6f-8a7b-9c0d1e2f3a4b","hook_event_name":"SessionStart","source":"startup"}`)
 	killChild(t, r.waitStarts(starts, 2)[1])
-	testutil.WaitUntil(t, 5*time.Second, "restarting", func() bool { return r.state("doc").Lifecycle == "restarting" })
+	testutil.WaitUntil(t, 20*time.Second, "restarting", func() bool { return r.state("doc").Lifecycle == "restarting" })
 	res = r.trigger(ipc.TriggerParams{TriggerID: "b-2", Prompt: "wake up again", Wait: true})
 	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeResumeFailed || res.Fallback != "resume" {
 		t.Fatalf("resume of a conversation the agent refuses: %+v, want RESUME_FAILED", res)
@@ -267,7 +267,7 @@ func TestE2ETriggerDraftDefers(t *testing.T) {
 	r := newRig(t, triggerConfig+"  max_defer: 1500ms\n")
 	rec := filepath.Join(r.dir, "rec")
 	r.start("-ready", "-raw", "-ack", "-record", rec, "-draft", "half a thought")
-	testutil.WaitUntil(t, 5*time.Second, "the draft in state", func() bool { return r.state("doc").Draft == "half a thought" })
+	testutil.WaitUntil(t, 20*time.Second, "the draft in state", func() bool { return r.state("doc").Draft == "half a thought" })
 	res := r.trigger(ipc.TriggerParams{TriggerID: "dr-1", Prompt: "not now", Wait: true})
 	if res.Result != ipc.OutcomeFailed || res.ErrorCode != ipc.CodeDeferTimeout {
 		t.Fatalf("with a draft: %+v, want failed DEFER_TIMEOUT", res)

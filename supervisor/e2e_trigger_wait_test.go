@@ -56,7 +56,7 @@ func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
 	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
+	testutil.WaitUntil(t, 20*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
 	// Keep typing, so the quiet window never ends while the test looks.
 	stopTyping := make(chan struct{})
 	typing := make(chan struct{})
@@ -76,7 +76,7 @@ func TestE2ETriggerWaitSaysWhyAndCancels(t *testing.T) {
 	defer stop()
 
 	cmd, stderr, _ := r.startTrigger("--id", "w-1", "doc", "please deploy")
-	testutil.WaitUntil(t, 5*time.Second, "the deferral line", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the deferral line", func() bool {
 		return strings.Contains(stderr.String(), "deferred: the human is typing in the pane (OPERATOR_BUSY)")
 	})
 	if !strings.Contains(stderr.String(), "sup: trigger w-1 to doc deferred:") || !strings.Contains(stderr.String(), "Ctrl-C cancels it") {
@@ -135,9 +135,9 @@ func TestE2ETriggerCancelFromAnotherShell(t *testing.T) {
 	rec := filepath.Join(r.dir, "rec")
 	pane := r.start("-ready", "-raw", "-ack", "-record", rec)
 	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
+	testutil.WaitUntil(t, 20*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
 	cmd, stderr, stdout := r.startTrigger("--id", "c-1", "doc", "later")
-	testutil.WaitUntil(t, 5*time.Second, "the deferral line", func() bool { return strings.Contains(stderr.String(), "deferred") })
+	testutil.WaitUntil(t, 20*time.Second, "the deferral line", func() bool { return strings.Contains(stderr.String(), "deferred") })
 	if out := r.mustSup("cancel", "doc", "c-1"); out != "cancelled trigger c-1 of doc: nothing was typed\n" {
 		t.Fatalf("sup cancel printed %q", out)
 	}
@@ -173,7 +173,7 @@ func TestE2ERouteWaitSaysWhy(t *testing.T) {
 	r := newRig(t, strings.Replace(triggerConfig, "quiet_window: 1s", "quiet_window: 3s", 1))
 	pane := r.start("-ready", "-raw", "-ack")
 	r.tm.SendLiteral(pane, "x")
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
+	testutil.WaitUntil(t, 20*time.Second, "operator busy", func() bool { return r.state("doc").OperatorBusy })
 	cmd, stderr, stdout := r.startVerb("route", "--name", "doc", "--id", "rw-1", "please deploy")
 	testutil.WaitUntil(t, 10*time.Second, "the deferral line", func() bool {
 		if !strings.Contains(stderr.String(), "sup: trigger rw-1 to doc deferred: the human is typing in the pane (OPERATOR_BUSY)") {

@@ -179,7 +179,7 @@ func TestSessionTriggerPasteThenEnter(t *testing.T) {
 	r := newSessionRig(t, "submit_delay: 400ms\n", "-ack")
 	done := make(chan ipc.TriggerResult, 1)
 	go func() { done <- r.trigger(ipc.TriggerParams{TriggerID: "t1", Prompt: "run the tests", Wait: true}) }()
-	testutil.WaitUntil(t, 5*time.Second, "the pasted envelope", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the pasted envelope", func() bool {
 		return strings.Contains(r.recorded(), "[BRIDGE_TRIGGER id=t1")
 	})
 	if got := r.recorded(); strings.Contains(got, "\r") {
@@ -209,7 +209,7 @@ func TestSessionTriggerDeferredWhileTyping(t *testing.T) {
 	if _, err := r.pane.WriteString("x"); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the key to reach the agent", func() bool { return r.recorded() == "x" })
+	testutil.WaitUntil(t, 20*time.Second, "the key to reach the agent", func() bool { return r.recorded() == "x" })
 	res := r.trigger(ipc.TriggerParams{TriggerID: "t2", Prompt: "after the human"})
 	if res.Result != ipc.OutcomeDeferred || res.ErrorCode != ipc.CodeOperatorBusy {
 		t.Fatalf("while the operator types: %+v, want deferred OPERATOR_BUSY", res)
@@ -239,7 +239,7 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 	if res.Result != ipc.OutcomeAccepted {
 		t.Fatalf("trigger: %+v, want accepted", res)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the write", func() bool { return strings.Contains(r.recorded(), "id=t3") })
+	testutil.WaitUntil(t, 20*time.Second, "the write", func() bool { return strings.Contains(r.recorded(), "id=t3") })
 	old := r.s.current()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -259,7 +259,7 @@ func TestSessionRestartCancelsDelivery(t *testing.T) {
 	// The audit trail has its one line, cancelled.
 	audit := filepath.Join(filepath.Dir(r.record), "state", "sup", "audit.jsonl")
 	var line map[string]any
-	testutil.WaitUntil(t, 5*time.Second, "the audit line", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the audit line", func() bool {
 		data, _ := os.ReadFile(audit) // Best effort: absent until written.
 		return json.Unmarshal(data, &line) == nil
 	})
@@ -333,7 +333,7 @@ func TestSessionRestartKeepsStartedPlan(t *testing.T) {
 	if st := r.s.State(); st.Name != before.Name || st.Workspace != before.Workspace {
 		t.Fatalf("state names %q in %q, want %q in %q", st.Name, st.Workspace, before.Name, before.Workspace)
 	}
-	testutil.WaitUntil(t, 5*time.Second, "the frontmatter_changed log line", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "the frontmatter_changed log line", func() bool {
 		log, _ := os.ReadFile(filepath.Join(dir, "session.log")) // Best effort: polled.
 		return strings.Contains(string(log), "msg=frontmatter_changed") && strings.Contains(string(log), "sup stop, then sup start")
 	})

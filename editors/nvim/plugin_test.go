@@ -307,7 +307,7 @@ func TestSupJump(t *testing.T) {
 	sup.Socket("b")
 	client := sup.Tmux.AttachClient(t)
 	sup.Tmux.Run("select-window", "-t", paneB)
-	testutil.WaitUntil(t, 5*time.Second, "the client to show b", func() bool { return sup.Tmux.ClientPane(t, client) == paneB })
+	testutil.WaitUntil(t, 20*time.Second, "the client to show b", func() bool { return sup.Tmux.ClientPane(t, client) == paneB })
 	tmuxEnv := fmt.Sprintf("TMUX=%s,%d,0", sup.Tmux.SocketPath, sup.Tmux.ServerPID)
 	n := startNvimEnv(t, sup, []string{tmuxEnv}, t.TempDir(), `
 function test()
@@ -364,7 +364,7 @@ end
 func operatorBusy(t *testing.T, sup *testutil.Rig, pane, sock, key string) {
 	t.Helper()
 	sup.Tmux.SendLiteral(pane, key)
-	testutil.WaitUntil(t, 5*time.Second, "operator busy", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "operator busy", func() bool {
 		return ipctest.State(t, sock).OperatorBusy
 	})
 }

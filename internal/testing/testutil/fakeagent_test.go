@@ -262,7 +262,7 @@ func TestFakeAgentDaemon(t *testing.T) {
 		t.Fatal("daemon died with its parent or of SIGHUP")
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	WaitUntil(t, 5*time.Second, "daemon to die", func() bool { return !ProcessAlive(pid) })
+	WaitUntil(t, 20*time.Second, "daemon to die", func() bool { return !ProcessAlive(pid) })
 }
 
 func TestFakeAgentDaemonKeepTTY(t *testing.T) {

@@ -28,7 +28,7 @@ func TestProcessAndGroupAlive(t *testing.T) {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
-	WaitUntil(t, 5*time.Second, "two processes in the group", func() bool { return len(GroupMembers(pid)) == 2 })
+	WaitUntil(t, 20*time.Second, "two processes in the group", func() bool { return len(GroupMembers(pid)) == 2 })
 	if !ProcessAlive(pid) || !GroupAlive(pid) {
 		t.Fatal("started process or its group not alive")
 	}
@@ -42,7 +42,7 @@ func TestProcessAndGroupAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not yet reaped: the shell is a zombie, which counts as gone.
-	WaitUntil(t, 5*time.Second, "the group to die", func() bool { return !GroupAlive(pid) })
+	WaitUntil(t, 20*time.Second, "the group to die", func() bool { return !GroupAlive(pid) })
 	if ProcessAlive(pid) {
 		t.Fatal("zombie counted as alive")
 	}
@@ -70,7 +70,7 @@ func TestSessionMembersFindsThisProcess(t *testing.T) {
 
 func TestWaitUntilReturnsWhenTrue(t *testing.T) {
 	n := 0
-	WaitUntil(t, 5*time.Second, "n to reach 3", func() bool { n++; return n >= 3 })
+	WaitUntil(t, 20*time.Second, "n to reach 3", func() bool { n++; return n >= 3 })
 	if n != 3 {
 		t.Fatalf("cond called %d times, want 3", n)
 	}

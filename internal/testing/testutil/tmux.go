@@ -230,10 +230,10 @@ func (m *Tmux) capture(pane string, history bool) (string, error) {
 }
 
 // WaitFor waits until substr appears in pane's history or screen and
-// returns that capture; after timeout it fails the test, showing the last
-// capture. History is searched too because output a test waits for may
-// already have scrolled off; to wait for a later occurrence of a line seen
-// before, use [Tmux.WaitForCount].
+// returns that capture; after timeout (at least MinWait) it fails the
+// test, showing the last capture. History is searched too because output
+// a test waits for may already have scrolled off; to wait for a later
+// occurrence of a line seen before, use [Tmux.WaitForCount].
 func (m *Tmux) WaitFor(t testing.TB, pane, substr string, timeout time.Duration) string {
 	t.Helper()
 	return m.waitCapture(t, pane, true, timeout, fmt.Sprintf("%q", substr), func(s string) bool {
@@ -261,6 +261,7 @@ func (m *Tmux) WaitForScreen(t testing.TB, pane, substr string, timeout time.Dur
 
 func (m *Tmux) waitCapture(t testing.TB, pane string, history bool, timeout time.Duration, what string, ok func(string) bool) string {
 	t.Helper()
+	timeout = atLeastMinWait(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
 		out, err := m.capture(pane, history)

@@ -34,7 +34,7 @@ func TestTmuxAttachClient(t *testing.T) {
 		if _, err := m.Run("switch-client", "-c", c.TTY, "-t", pane); err != nil {
 			t.Fatal(err)
 		}
-		WaitUntil(t, 5*time.Second, "the client to show the pane", func() bool {
+		WaitUntil(t, 20*time.Second, "the client to show the pane", func() bool {
 			got, err := m.Run("display-message", "-p", "-c", c.TTY, "#{pane_id}")
 			return err == nil && got == pane
 		})

@@ -39,7 +39,7 @@ func TestTmuxRunsFakeAgent(t *testing.T) {
 		t.Fatal("pane dead while fakeagent runs")
 	}
 	m.KillPane(pane)
-	WaitUntil(t, 5*time.Second, "fakeagent to die with its pane", func() bool { return !ProcessAlive(pid) })
+	WaitUntil(t, 20*time.Second, "fakeagent to die with its pane", func() bool { return !ProcessAlive(pid) })
 	if !m.PaneDead(pane) {
 		t.Fatal("killed pane not reported dead")
 	}
