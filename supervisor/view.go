@@ -109,10 +109,20 @@ func (d *display) snapshot() (screen.Snapshot, bool) {
 	return v.model.Snapshot(), true
 }
 
-// text is the screen's text, "" before any child ran.
+// text is the screen's text as of every byte the child has written so
+// far, "" before any child ran. It waits for the model to apply what is
+// queued: whoever decides from the text (a trigger's ack marker, an
+// answer's option lines) must not read a screen the parser has not caught
+// up with — a loaded CI run acked a trigger "by output" while the marker
+// printed with that output still sat in the model's queue
+// (TestSessionTriggerPasteThenEnter).
 func (d *display) text() string {
-	snap, _ := d.snapshot()
-	return snap.Text
+	v := d.view()
+	if v == nil {
+		return ""
+	}
+	v.model.Sync()
+	return v.model.Snapshot().Text
 }
 
 // lineMode reports whether the current child's profile has no screen
@@ -132,6 +142,8 @@ func (d *display) lookAgain() {
 }
 
 // wrote stamps n bytes of output from the child.
+// The pump's tap calls it after feeding the model, so that a reader who
+// sees the stamp and then syncs the model (text) reads those bytes.
 func (d *display) wrote(n int) {
 	d.lastOut.Store(time.Now().UnixNano())
 	d.outBytes.Add(int64(n))
