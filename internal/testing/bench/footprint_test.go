@@ -28,7 +28,7 @@ func benchFootprint(t *testing.T, e *benchEnv, sz sizes) []Figure {
 		others[prof] = e.startProfile(prof, "sleep", "3600")
 		others[prof].discard()
 	}
-	e.waitSockets(len(socks) + 1 + len(packProfiles))
+	e.waitNewSockets(socks, 1+len(packProfiles))
 	// Past start-up, and past the one collection an idle supervisor makes
 	// 2 s after its last look (specs/performance.md, "Idle memory"; a
 	// shell's looks come at 0.1, 0.4 and 1.6 s), which is no periodic
