@@ -151,7 +151,7 @@ func TestSlowSubscriberDoesNotBlockPublish(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		ts.Publish("output", payload)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second { // blocked, it would not return at all
 		t.Fatalf("5000 Publish calls took %v beside a stuck subscriber", d)
 	}
 	// The stuck subscriber was dropped: after what was buffered, EOF.

@@ -77,7 +77,7 @@ func TestE2EAnswerHookPrompt(t *testing.T) {
 	r.tm.WaitFor(t, pane, "answered: n", 5*time.Second)
 	testutil.WaitUntil(t, 20*time.Second, "needs_confirmation to end", func() bool { return r.state("doc").Activity != "needs_confirmation" })
 	// The hold was 10 s: only the answer's release ends it this soon.
-	if took := time.Since(answered); took > 2*time.Second {
+	if took := time.Since(answered); took > 6*time.Second {
 		t.Fatalf("needs_confirmation ended %s after the answer (%+v), want well within the 10 s hold", took, res)
 	}
 }
@@ -187,7 +187,7 @@ sys.stdin.readline()
 	ready := activityUntil(t, sub, 10*time.Second, "ready", func(a ipc.ActivityEvent) bool { return a.Activity == "ready" })
 	// Within a second on an idle machine (specs/detection.md); the bound
 	// leaves room for a loaded one: before, it never left.
-	if took := ready.Sub(answered); took > 2*time.Second {
+	if took := ready.Sub(answered); took > 6*time.Second {
 		logs, _ := filepath.Glob(filepath.Join(r.dir, "*", "sup", "*.log"))
 		for _, l := range logs {
 			b, _ := os.ReadFile(l)
@@ -235,8 +235,8 @@ func TestE2ESilentChildReady(t *testing.T) {
 	defer sub.Close()
 	ready := activityUntil(t, sub, 10*time.Second, "cat to read ready", func(a ipc.ActivityEvent) bool { return a.Activity == "ready" })
 	st := r.state("doc")
-	if took := ready.Sub(up); took > 2*time.Second || st.Profile != "shell" {
-		t.Fatalf("ready %s after the socket came up, profile %s; want within 2s under shell", took, st.Profile)
+	if took := ready.Sub(up); took > 6*time.Second || st.Profile != "shell" {
+		t.Fatalf("ready %s after the socket came up, profile %s; want within 6s under shell", took, st.Profile)
 	}
 }
 

@@ -30,7 +30,7 @@ func TestClaudeEscEndsTurnWithoutHook(t *testing.T) {
 	a.EscapeUntilGone(ClaudeBusy)
 	pressed := time.Now()
 	testutil.WaitUntil(t, ScreenTimeout, "ready after the interrupt", func() bool { return a.State().Activity == "ready" })
-	if d := time.Since(pressed); d > 5*time.Second {
+	if d := time.Since(pressed); d > 20*time.Second { // the hold here is 60 s
 		t.Fatalf("ready %s after Esc: the hook's busy held", d.Round(time.Millisecond))
 	}
 }
@@ -51,7 +51,7 @@ func TestClaudeDenyInPaneLeavesPrompt(t *testing.T) {
 	testutil.WaitUntil(t, ScreenTimeout, "out of needs_confirmation after the denial", func() bool {
 		return a.State().Activity != "needs_confirmation"
 	})
-	if d := time.Since(pressed); d > 5*time.Second {
+	if d := time.Since(pressed); d > 20*time.Second { // the hold here is 60 s
 		t.Fatalf("left needs_confirmation %s after Esc: the hook's prompt held", d.Round(time.Millisecond))
 	}
 }

@@ -35,8 +35,10 @@ func TestClaudeUnseenDialogHoldsTrigger(t *testing.T) {
 		st = a.State()
 		return st.Activity == "needs_confirmation"
 	})
-	if d := time.Since(shown); d > 3*time.Second {
-		t.Errorf("needs_confirmation %v after the dialog appeared, want ≤ 3s", d.Round(time.Millisecond))
+	// Seen at all, and soon: the ≤ 3 s goal is the bench's figure (row 6,
+	// measured quiet), this bound includes `sup state` starting under load.
+	if d := time.Since(shown); d > 10*time.Second {
+		t.Errorf("needs_confirmation %v after the dialog appeared, want ≤ 10s", d.Round(time.Millisecond))
 	}
 	if st.Reason != "question" || st.Summary != claudeAutoModeOffer {
 		t.Errorf("at the auto-mode offer: reason %q summary %q, want question and the dialog's question", st.Reason, st.Summary)
