@@ -141,9 +141,13 @@ func (d *display) lookAgain() {
 	}
 }
 
-// wrote stamps n bytes of output from the child.
-// The pump's tap calls it after feeding the model, so that a reader who
-// sees the stamp and then syncs the model (text) reads those bytes.
+// wrote stamps n bytes of output from the child. The pump's tap calls it
+// before feeding them to the model, so that a look the parsed bytes wake
+// sees them as recent output: stamped after, a look in between could
+// take a ready that the quiet debounce should still hold. The cost is a
+// reader who sees the stamp a moment before the bytes are queued: text
+// syncs the model without them, and a trigger's ack then says "output"
+// where it would have said "marker" (the same delivery, another label).
 func (d *display) wrote(n int) {
 	d.lastOut.Store(time.Now().UnixNano())
 	d.outBytes.Add(int64(n))

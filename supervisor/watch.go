@@ -256,8 +256,8 @@ func (w *watcher) lineVerdict(facts foreground.Facts, busyWindow time.Duration, 
 func (w *watcher) tap() func([]byte) {
 	s, c, v := w.s, w.c, w.v
 	return func(p []byte) {
+		s.display.wrote(len(p)) // before Feed: see display.wrote
 		v.model.Feed(p)
-		s.display.wrote(len(p)) // after Feed: see display.wrote
 		if v.replies != nil {
 			w.answerQueries(c, v.replies.Feed(p))
 		}
