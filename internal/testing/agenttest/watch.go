@@ -90,8 +90,9 @@ func (a *Agent) WatchActivity() func(want string) ipc.Event {
 }
 
 // WaitScreenAt waits up to ScreenTimeout for substr on the pane and
-// returns when it was first seen: polled every 5 ms, so an upper bound on
-// when tmux showed it.
+// returns when it was first seen: polled every 20 ms, so an upper bound on
+// when tmux showed it. Not more often: a look is a tmux client (~12 ms of
+// CPU), and at 5 ms the wait kept a core busy.
 func (a *Agent) WaitScreenAt(substr string) time.Time {
 	a.T.Helper()
 	deadline := time.Now().Add(ScreenTimeout)
@@ -99,7 +100,7 @@ func (a *Agent) WaitScreenAt(substr string) time.Time {
 		if strings.Contains(a.Screen(), substr) {
 			return time.Now()
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	a.T.Fatalf("%q never on screen:\n%s", substr, a.Screen())
 	return time.Time{}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
@@ -57,25 +59,32 @@ type build struct {
 // BuildPackage builds the main package pkg, a path relative to the module
 // root such as "./testdata/fakeagent", and returns the binary's path. Each
 // package is built once per test process, into a directory under
-// os.TempDir that [RemoveBuilds] deletes. When the test binary has the race
-// detector, so does the built one.
+// os.TempDir that [RemoveBuilds] deletes. The built binary has the race
+// detector when the test process called [RaceBuilds] (and has it itself).
+//
+// The link is shared between test processes: go build writes into a cache
+// directory per checkout (see [sharedBuild]) and the binary is copied from
+// there, so the dozen test packages of a `go test ./...` link sup once, not
+// a dozen times (2.3 s of CPU each).
 func BuildPackage(t testing.TB, pkg string) string {
 	t.Helper()
 	buildMu.Lock()
-	b := builds[pkg]
+	race := raceBuilds.Load()
+	key := fmt.Sprintf("%s race=%v", pkg, race)
+	b := builds[key]
 	if b == nil {
 		b = &build{}
-		builds[pkg] = b
+		builds[key] = b
 	}
 	buildMu.Unlock()
-	b.once.Do(func() { b.path, b.err = goBuild(pkg) })
+	b.once.Do(func() { b.path, b.err = goBuild(pkg, race) })
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
 	return b.path
 }
 
-func goBuild(pkg string) (string, error) {
+func goBuild(pkg string, race bool) (string, error) {
 	modRoot, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -85,8 +94,39 @@ func goBuild(pkg string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, filepath.Base(pkg))
+	if race {
+		// A race-built binary's own directory, so that a test process may
+		// build a package both ways.
+		out += "-race"
+	}
+	shared, unlock, err := sharedBuild(modRoot, race)
+	if err != nil {
+		// No cache directory (no HOME, a read-only one): build here.
+		return out, runGoBuild(modRoot, out, pkg, race)
+	}
+	defer unlock()
+	cached := filepath.Join(shared, filepath.Base(pkg))
+	if err := runGoBuild(modRoot, cached, pkg, race); err != nil {
+		return "", err
+	}
+	// A copy, not the cached file: a later build may rewrite that while
+	// this process's tests still run the binary.
+	b, err := os.ReadFile(cached)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(out, b, 0o755); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// runGoBuild builds pkg into out. go build leaves out alone when it is
+// already the binary the sources and flags make (its build ID says so), so
+// building into a cached path costs a link only when something changed.
+func runGoBuild(modRoot, out, pkg string, race bool) error {
 	args := []string{"build", "-o", out}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	args = append(args, pkg)
@@ -95,9 +135,42 @@ func goBuild(pkg string) (string, error) {
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, buf.Bytes())
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, buf.Bytes())
 	}
-	return out, nil
+	return nil
+}
+
+// sharedBuild returns the cache directory for this checkout's race or
+// plain builds, locked (flock) until unlock is called: one process builds
+// and copies at a time. It lives in the user's cache directory
+// (~/.cache/sup-test/<checkout>-<hash>/), as go's own build cache does,
+// one per checkout so that two worktrees never rebuild each other's.
+func sharedBuild(modRoot string, race bool) (dir string, unlock func(), err error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", nil, err
+	}
+	flavour := "plain"
+	if race {
+		flavour = "race"
+	}
+	sum := uint32(2166136261) // FNV-1a of the checkout's path.
+	for i := 0; i < len(modRoot); i++ {
+		sum = (sum ^ uint32(modRoot[i])) * 16777619
+	}
+	dir = filepath.Join(base, "sup-test", fmt.Sprintf("%s-%08x", filepath.Base(modRoot), sum), flavour)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return "", nil, err
+	}
+	return dir, func() { f.Close() }, nil // Closing releases the lock.
 }
 
 // ModuleRoot returns the directory holding sup's go.mod.
@@ -171,10 +244,22 @@ func removeStaleBuildDirs() {
 	}
 }
 
-// Race reports whether the binaries under test are built with -race (the
-// test binary is): a bound on their memory must allow for the race
-// detector's shadow memory, several times a plain build's.
-func Race() bool { return raceEnabled }
+// raceBuilds is whether BuildPackage builds with -race; see RaceBuilds.
+var raceBuilds atomic.Bool
+
+// RaceBuilds makes the binaries this test process builds from then on
+// race-built, when the test binary is: call it from TestMain before m.Run.
+// Only the packages whose end-to-end tests are where sup's races show
+// (supervisor, broker) ask for it; elsewhere the sup and fakeagent a test
+// runs are plain builds. A race-built sup costs ~95 ms of CPU to start
+// against ~30 ms, and its work several times a plain one's; the suite
+// starts thousands (specs/testing.md, "The suite's time").
+func RaceBuilds() { raceBuilds.Store(raceEnabled) }
+
+// Race reports whether the binaries this test process builds have the
+// race detector: a bound on their memory must allow for its shadow
+// memory, several times a plain build's.
+func Race() bool { return raceBuilds.Load() }
 
 // CopyExecutable copies the running test binary to path (its directory
 // made if need be), executable: a second binary that is this one, for a

@@ -8,8 +8,8 @@ import (
 )
 
 // raceEnabled reports whether the test binary was built with -race; the
-// binaries under test are then built with it too, so that races in sup
-// itself fail end-to-end tests.
+// binaries a test process builds have it too when the process asks
+// ([RaceBuilds]), so that races in sup itself fail end-to-end tests.
 const raceEnabled = true
 
 // init makes every race-built process a test starts (sup, its hooks,

@@ -263,6 +263,7 @@ func (m *Tmux) waitCapture(t testing.TB, pane string, history bool, timeout time
 	t.Helper()
 	timeout = atLeastMinWait(timeout)
 	deadline := time.Now().Add(timeout)
+	var pace backoff
 	for {
 		out, err := m.capture(pane, history)
 		if err == nil && ok(out) {
@@ -274,7 +275,7 @@ func (m *Tmux) waitCapture(t testing.TB, pane string, history bool, timeout time
 			}
 			t.Fatalf("pane %s: timed out after %v waiting for %s; last capture:\n%s", pane, timeout, what, out)
 		}
-		time.Sleep(pollInterval)
+		pace.sleep()
 	}
 }
 

@@ -8,9 +8,30 @@ import (
 	"time"
 )
 
-// pollInterval is how often WaitUntil and the tmux waits look again: short
-// enough not to slow tests, long enough not to spin.
+// pollInterval is how soon WaitUntil and the tmux waits look again after
+// their first look: short enough not to slow tests, long enough not to
+// spin. Each later pause is half as long again, up to maxPollInterval.
 const pollInterval = 20 * time.Millisecond
+
+// maxPollInterval bounds a wait's pause between looks. A look is often a
+// process (a tmux capture costs ~12 ms of CPU, a `sup state` more), and
+// the suite is CPU-bound on CI's 2 cores: a wait on an agent's start
+// polled every 20 ms for 30 s was 1,500 processes (in all, 10,272 tmux
+// clients in one run of the suite). Something that happens is still seen
+// within 100 ms of it; how fast it happened is a benchmark's figure.
+const maxPollInterval = 100 * time.Millisecond
+
+// backoff paces a wait's looks: pollInterval, then each pause half as long
+// again up to maxPollInterval.
+type backoff struct{ next time.Duration }
+
+func (b *backoff) sleep() {
+	if b.next == 0 {
+		b.next = pollInterval
+	}
+	time.Sleep(b.next)
+	b.next = min(b.next*3/2, maxPollInterval)
+}
 
 // MinWait is the least time a wait for something to happen gives it
 // before failing the test: a shorter bound passed to WaitUntil or the tmux
@@ -33,11 +54,12 @@ func WaitUntil(t testing.TB, timeout time.Duration, what string, cond func() boo
 	t.Helper()
 	timeout = atLeastMinWait(timeout)
 	deadline := time.Now().Add(timeout)
+	var pace backoff
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
-		time.Sleep(pollInterval)
+		pace.sleep()
 	}
 }
 
