@@ -93,12 +93,16 @@ func goBuild(pkg string, race bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, filepath.Base(pkg))
 	if race {
-		// A race-built binary's own directory, so that a test process may
-		// build a package both ways.
-		out += "-race"
+		// A directory of its own, so that a test process may build a
+		// package both ways and each binary keeps its name: sup knows its
+		// own processes by it (internal/caller).
+		dir = filepath.Join(dir, "race")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
 	}
+	out := filepath.Join(dir, filepath.Base(pkg))
 	shared, unlock, err := sharedBuild(modRoot, race)
 	if err != nil {
 		// No cache directory (no HOME, a read-only one): build here.
