@@ -89,14 +89,14 @@ func TestE2EHooksDriveActivity(t *testing.T) {
 // payload costs nothing. (A SIGSTOPped supervisor in a tmux pane would not
 // do: tmux sends SIGCONT to a pane process that stops.)
 func TestE2EHookNeverHangs(t *testing.T) {
-	// Not parallel: it bounds how long sup hook takes (3 s) against a mute
+	// Not parallel: it bounds how long sup hook takes (5 s) against a mute
 	// supervisor.
 	r := newRig(t, "")
 	r.start("-echo")
 	huge := `{"hook_event_name":"Stop","last_assistant_message":"` + strings.Repeat("x", 8<<20) + `"}`
 	// Bounds here only catch a hang: process start-up of a race-built
 	// binary on a loaded CI machine takes most of them.
-	if took := r.hook(huge); took > 3*time.Second {
+	if took := r.hook(huge); took > 5*time.Second {
 		t.Fatalf("sup hook with a huge payload took %v", took)
 	}
 	mute := filepath.Join(r.env["SUP_RUNTIME_DIR"], "mute.sock")
@@ -116,7 +116,7 @@ func TestE2EHookNeverHangs(t *testing.T) {
 	}()
 	took := r.hookTo(mute, `{"session_id":"c","hook_event_name":"UserPromptSubmit"}`)
 	t.Logf("sup hook against a mute supervisor returned in %v", took)
-	if took > 2*time.Second { // its budget is 250 ms after start-up
+	if took > 5*time.Second { // its budget is 1 s after start-up
 		t.Fatalf("sup hook against a mute supervisor took %v", took)
 	}
 	var worst time.Duration
