@@ -8,10 +8,16 @@ import (
 	"time"
 )
 
-// pollInterval is how soon WaitUntil and the tmux waits look again after
-// their first look: short enough not to slow tests, long enough not to
-// spin. Each later pause is half as long again, up to maxPollInterval.
+// pollInterval is how often WaitUntil and the tmux waits look again
+// through their first second (fastPolling): short enough not to slow
+// tests, long enough not to spin. After it each pause is half as long
+// again, up to maxPollInterval.
 const pollInterval = 20 * time.Millisecond
+
+// fastPolling is how long a wait looks every pollInterval before backing
+// off: most waits end within it, and a test that must catch a short window
+// (a state between an answer and the dialog drawn again) keeps its pace.
+const fastPolling = time.Second
 
 // maxPollInterval bounds a wait's pause between looks. A look is often a
 // process (a tmux capture costs ~12 ms of CPU, a `sup state` more), and
@@ -21,16 +27,21 @@ const pollInterval = 20 * time.Millisecond
 // within 100 ms of it; how fast it happened is a benchmark's figure.
 const maxPollInterval = 100 * time.Millisecond
 
-// backoff paces a wait's looks: pollInterval, then each pause half as long
-// again up to maxPollInterval.
-type backoff struct{ next time.Duration }
+// backoff paces a wait's looks: every pollInterval through fastPolling,
+// then each pause half as long again up to maxPollInterval.
+type backoff struct {
+	start time.Time
+	next  time.Duration
+}
 
 func (b *backoff) sleep() {
-	if b.next == 0 {
-		b.next = pollInterval
+	if b.start.IsZero() {
+		b.start, b.next = time.Now(), pollInterval
 	}
 	time.Sleep(b.next)
-	b.next = min(b.next*3/2, maxPollInterval)
+	if time.Since(b.start) >= fastPolling {
+		b.next = min(b.next*3/2, maxPollInterval)
+	}
 }
 
 // MinWait is the least time a wait for something to happen gives it
