@@ -123,10 +123,12 @@ func TestE2EAskedForcedAndTimeout(t *testing.T) {
 // it at once.
 func TestE2EStalled(t *testing.T) {
 	// Not parallel: it reads the stall between two deadlines of the fake agent
-	// (stall_after 1s, work after 6s), which tests beside it stretched.
+	// (stall_after 1s, work after 12s), which tests beside it stretched. 12 s,
+	// not 6: five race-built sups (state, queue, ls, explain twice) read
+	// the stall, and at the suite's busiest the work came first (twice).
 	r := newRig(t, "")
 	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
-	r.start("-spinner", "-work-after", "6s")
+	r.start("-spinner", "-work-after", "12s")
 	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
 	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
 	testutil.WaitUntil(t, 20*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
@@ -150,7 +152,7 @@ func TestE2EStalled(t *testing.T) {
 	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "progress last seen hook:PreToolUse (") || !strings.Contains(out, "stalled after 1s without") {
 		t.Fatalf("sup explain does not say what was last seen:\n%s", out)
 	}
-	testutil.WaitUntil(t, 10*time.Second, "real work ends the stall", func() bool {
+	testutil.WaitUntil(t, 20*time.Second, "real work ends the stall", func() bool {
 		st := r.state("doc")
 		return st.Reason == "working" && st.WaitingSince == 0
 	})

@@ -330,7 +330,7 @@ func (s *Session) crashSummary(d crash.Decision) string {
 	if d.Action == crash.ActionHalt {
 		how += fmt.Sprintf(", %d in a row", d.ConsecutiveFailures)
 	}
-	snap, _ := s.display.snapshot()
+	snap, _ := s.display.synced()
 	return crashSummary(how, snap.Lines, snap.Cols)
 }
 

@@ -109,6 +109,21 @@ func (d *display) snapshot() (screen.Snapshot, bool) {
 	return v.model.Snapshot(), true
 }
 
+// synced is snapshot as of every byte the child has written so far: it
+// waits for the model to apply what is queued (see text). A crash's
+// summary reads it: the child's last words (the error it died of) were
+// drained from the pty before the exit is handled, but under load they
+// still sat in the model's queue, and the summary named the line before
+// them (TestE2ECrashLoopWaits in a whole run).
+func (d *display) synced() (screen.Snapshot, bool) {
+	v := d.view()
+	if v == nil {
+		return screen.Snapshot{}, false
+	}
+	v.model.Sync()
+	return v.model.Snapshot(), true
+}
+
 // text is the screen's text as of every byte the child has written so
 // far, "" before any child ran. It waits for the model to apply what is
 // queued: whoever decides from the text (a trigger's ack marker, an
