@@ -72,6 +72,12 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 	}
 	s.display.show(v)
 	w := &watcher{s: s, c: c, v: v, pack: pack, loginShell: interactiveShell(argv)}
+	// Keys and sup's replies reach the child from before its first byte is
+	// read: a headless child's first query (DA1 at start) was answered into
+	// a router not yet attached, and the reply dropped as meant for no
+	// child, when the steps below took long on a loaded machine
+	// (TestE2EHeadlessQueriesAnswered in a whole run).
+	s.in.attach(c.Master())
 	s.goSafe(func() { c.Pump(s.term.out, w.tap()) })
 	s.goSafe(c.Wait)
 
@@ -85,7 +91,6 @@ func (s *Session) spawn(fresh bool) (*proc.Child, error) {
 		s.owner.agent.crashRespawned()
 	}))
 	s.publishQueue()
-	s.in.attach(c.Master())
 	if s.resizer != nil {
 		// A resize between reading the size and registering c went to nobody.
 		s.resizer.Sync() // Best effort: the size was set at start.
