@@ -58,8 +58,10 @@ func errCode(err error) ipc.Code {
 // audit line per answer.
 func TestE2EAnswer(t *testing.T) {
 	// Not parallel: it reads OperatorBusy, true only within the quiet window after a key,
-	// by polling the state (a slow poll beside other tests misses it).
-	r := newRig(t, "activity: {quiet_window: 1s}\n")
+	// by polling the state (a slow poll beside other tests misses it). The
+	// window is 5 s: at 1 s the poll missed it with two busy loops beside
+	// the whole suite.
+	r := newRig(t, "activity: {quiet_window: 5s}\n")
 	rec := filepath.Join(r.dir, "typed")
 	pane, st := r.startConfirm("rm build", "-record", rec, "-reask", "300ms")
 	if st.Activity != "needs_confirmation" || st.Summary != "rm build" || len(st.PromptOptions) != 2 ||
