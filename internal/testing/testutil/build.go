@@ -260,6 +260,16 @@ var raceBuilds atomic.Bool
 // starts thousands (specs/testing.md, "The suite's time").
 func RaceBuilds() { raceBuilds.Store(raceEnabled) }
 
+// MainRaceBuilds is the TestMain of a package whose end-to-end tests ask
+// for race-built binaries (RaceBuilds): it runs the tests, removes the
+// builds and returns the exit code for os.Exit.
+func MainRaceBuilds(m *testing.M) int {
+	RaceBuilds()
+	code := m.Run()
+	RemoveBuilds()
+	return code
+}
+
 // Race reports whether the binaries this test process builds have the
 // race detector: a bound on their memory must allow for its shadow
 // memory, several times a plain build's.
