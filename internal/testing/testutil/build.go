@@ -5,6 +5,7 @@ package testutil
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,11 +159,9 @@ func sharedBuild(modRoot string, race bool) (dir string, unlock func(), err erro
 	if race {
 		flavour = "race"
 	}
-	sum := uint32(2166136261) // FNV-1a of the checkout's path.
-	for i := 0; i < len(modRoot); i++ {
-		sum = (sum ^ uint32(modRoot[i])) * 16777619
-	}
-	dir = filepath.Join(base, "sup-test", fmt.Sprintf("%s-%08x", filepath.Base(modRoot), sum), flavour)
+	h := fnv.New32a()
+	h.Write([]byte(modRoot)) // Never fails.
+	dir = filepath.Join(base, "sup-test", fmt.Sprintf("%s-%08x", filepath.Base(modRoot), h.Sum32()), flavour)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, err
 	}
