@@ -132,12 +132,8 @@ func (d *display) synced() (screen.Snapshot, bool) {
 // printed with that output still sat in the model's queue
 // (TestSessionTriggerPasteThenEnter).
 func (d *display) text() string {
-	v := d.view()
-	if v == nil {
-		return ""
-	}
-	v.model.Sync()
-	return v.model.Snapshot().Text
+	snap, _ := d.synced() // a zero Snapshot's Text is "" before any child ran
+	return snap.Text
 }
 
 // lineMode reports whether the current child's profile has no screen
