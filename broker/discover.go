@@ -37,21 +37,26 @@ type Result struct {
 	Cleaned  []string      // stale sockets removed
 }
 
-// Discover dials every socket in dir at once, each bounded by timeout, and
-// asks for its state: the listing verbs' read (sup ls, dash, queue,
-// metrics, a relay's relay.list). A socket that refuses connections is
-// stale (its supervisor died without cleaning up) and is removed by the
+// Discover lists this host's live supervisors: the listings' read (sup
+// ls, dash, queue, metrics, a relay's relay.list). Each supervisor's state
+// comes from its state file (specs/broker.md, "The state files"), which it
+// rewrites at every change, so listing wakes no supervisor; only a socket
+// without a usable file is dialled and asked `state`, all at once, each
+// bounded by timeout. A socket that refuses connections is stale (its
+// supervisor died without cleaning up) and is removed by the
 // lock-retry-unlink rule; a live one is never removed. Listing is where
 // stale sockets are cleaned (specs/broker.md, "Finding one session"):
 // acting on one session (Fleet.Find) never removes anything.
 func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
-	return discover(ctx, dir, timeout, nil, true)
+	return discover(ctx, dir, timeout, nil, true, true)
 }
 
 // discover is Discover; also, when not nil, is called on each connection
-// that answered state, to ask more on it (one dial per supervisor). clean
-// false leaves stale sockets where they are (a read without side effects).
-func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string), clean bool) (Result, error) {
+// that answered state, to ask more on it (one dial per supervisor, no
+// file read). clean false leaves stale sockets and files where they are (a
+// read without side effects); files false asks every socket (a cache miss
+// is checked against the supervisors themselves).
+func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string), clean, files bool) (Result, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return Result{}, nil
@@ -60,12 +65,25 @@ func discover(ctx context.Context, dir string, timeout time.Duration, also func(
 		return Result{}, fmt.Errorf("list runtime dir: %w", err)
 	}
 	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		res Result
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		res  Result
+		have map[string]bool // sessions read from their state files
 	)
+	if files && also == nil {
+		live := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok {
+				live[id] = true
+			}
+		}
+		if res.Sessions, have, err = readStateFiles(dir, live, clean); err != nil {
+			return Result{}, err
+		}
+	}
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".sock") {
+		id, ok := strings.CutSuffix(e.Name(), ".sock")
+		if !ok || have[id] {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())

@@ -63,7 +63,7 @@ func (f *Fleet) find(ctx context.Context, target, wd string, cached bool) (Listi
 		mine, errs, cached, findErr = localSessions(ctx, f.RuntimeDir)
 	case local:
 		var res Result
-		res, findErr = discover(ctx, f.RuntimeDir, DialTimeout, nil, false)
+		res, findErr = discover(ctx, f.RuntimeDir, DialTimeout, nil, false, false)
 		mine, errs = res.Sessions, res.Errors
 	}
 	wg.Wait()
@@ -74,7 +74,7 @@ func (f *Fleet) find(ctx context.Context, target, wd string, cached bool) (Listi
 	if (errors.Is(err, ErrNoMatch) || errors.Is(err, ErrAmbiguous)) && cached {
 		// The cache may lack what names it, or hold a name no longer
 		// true: ask the sockets themselves.
-		res, derr := discover(ctx, f.RuntimeDir, DialTimeout, nil, false)
+		res, derr := discover(ctx, f.RuntimeDir, DialTimeout, nil, false, false)
 		if derr != nil {
 			return Listing{}, derr
 		}

@@ -29,7 +29,7 @@ func CollectMetrics(ctx context.Context, dir string, timeout time.Duration) (Sna
 		mu.Lock()
 		defer mu.Unlock()
 		metrics[socket] = r
-	}, true)
+	}, true, false)
 	if err != nil {
 		return Snapshot{}, err
 	}

@@ -55,7 +55,7 @@ func readQueueDir(runtimeDir string, clean bool) ([]Listing, map[string]bool, er
 	buf := make([]byte, maxQueueFile)
 	var sessions []Listing
 	for _, name := range names {
-		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, buf, clean); ok {
+		if s, ok := readLiveQueueFile(runtimeDir, dirfd, name, live, &buf, clean); ok {
 			sessions = append(sessions, s)
 		}
 	}
@@ -89,7 +89,7 @@ func listedSockets(runtimeDir string) (map[string]bool, error) {
 // readLiveQueueFile reads queue file name in dirfd: the session, if its
 // supervisor is alive and the file is sound (with clean, the file is
 // removed when its supervisor is gone).
-func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf []byte, clean bool) (Listing, bool) {
+func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[string]bool, buf *[]byte, clean bool) (Listing, bool) {
 	id, ok := strings.CutSuffix(name, ".json")
 	if !ok || strings.HasPrefix(id, ".") {
 		return Listing{}, false // a writer's temporary file, or not ours
@@ -113,23 +113,41 @@ func readLiveQueueFile(runtimeDir string, dirfd int, name string, live map[strin
 // bigger file is not one a supervisor wrote.
 const maxQueueFile = 16 << 10
 
-// readQueueFile reads dirfd's file name into buf with raw openat/read/
-// close: os.ReadFile's path walk, extra stat, poller registration and EOF
-// read were most of status-line's time at 200 files
-// (BenchmarkStatusLine200).
-func readQueueFile(dirfd int, name string, buf []byte) (ipc.QueueFacts, error) {
+// readQueueFile reads dirfd's queue file name (buf is reused).
+func readQueueFile(dirfd int, name string, buf *[]byte) (ipc.QueueFacts, error) {
 	var f ipc.QueueFacts
+	data, err := readRuntimeFile(dirfd, name, buf, maxQueueFile)
+	if err != nil {
+		return f, fmt.Errorf("queue file %s: %w", name, err)
+	}
+	return f, json.Unmarshal(data, &f)
+}
+
+// readRuntimeFile reads dirfd's file name whole into *buf, growing it up
+// to max bytes, with raw openat/read/close: os.ReadFile's path walk, extra
+// stat, poller registration and EOF read were most of status-line's time
+// at 200 files (BenchmarkStatusLine200). A regular file's read returns
+// less than asked only at its end, so a read that does not fill the
+// buffer is the whole file.
+func readRuntimeFile(dirfd int, name string, buf *[]byte, max int) ([]byte, error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return f, err
+		return nil, err
 	}
-	n, err := unix.Read(fd, buf)
-	unix.Close(fd) // Best effort: read-only.
-	switch {
-	case err != nil:
-		return f, err
-	case n == len(buf):
-		return f, fmt.Errorf("queue file %s: over %d bytes", name, len(buf))
+	defer unix.Close(fd) // Best effort: read-only.
+	b, n := *buf, 0
+	for {
+		m, err := unix.Read(fd, b[n:])
+		if err != nil {
+			return nil, err
+		}
+		if n += m; n < len(b) {
+			*buf = b
+			return b[:n], nil
+		}
+		if len(b) >= max {
+			return nil, fmt.Errorf("over %d bytes", max)
+		}
+		b = append(b, make([]byte, min(len(b), max-len(b)))...)
 	}
-	return f, json.Unmarshal(buf[:n], &f)
 }

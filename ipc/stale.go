@@ -97,10 +97,11 @@ func CleanStale(path string) (removed bool, err error) {
 		}
 		return false, fmt.Errorf("ipc: remove stale socket: %w", err)
 	}
-	// The dead supervisor's queue file goes with its socket (status-line
+	// The dead supervisor's queue and state files go with its socket (status-line
 	// would drop it too, but only when it next runs).
 	if id, ok := strings.CutSuffix(filepath.Base(path), ".sock"); ok {
 		os.Remove(paths.QueueFile(filepath.Dir(path), id)) // Best effort: it may never have been written.
+		os.Remove(paths.StateFile(filepath.Dir(path), id)) // Best effort: likewise.
 	}
 	return true, nil
 }

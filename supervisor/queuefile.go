@@ -76,10 +76,12 @@ func (q *queueFile) remove() {
 	}
 }
 
-// publishQueue writes the queue file if a fact changed, and tells the
-// notifier: the queue's facts are the ones it decides on.
+// publishQueue writes the queue file if a fact changed, and the state
+// file, and tells the notifier: the queue's facts are the ones it decides
+// on.
 func (s *Session) publishQueue() {
 	s.queue.publish()
+	s.states.publish()
 	s.notifier.poke()
 }
 

@@ -78,8 +78,9 @@ type Session struct {
 
 	notifier *notifier // tells the human when the session waits (notifier.go)
 
-	regMu sync.Mutex // one sessions.json write at a time (registry.go)
-	queue *queueFile // nil: facts not published (no runtime dir, tests)
+	regMu  sync.Mutex // one sessions.json write at a time (registry.go)
+	queue  *queueFile // nil: facts not published (no runtime dir, tests)
+	states *stateFile // likewise, the state file (statefile.go)
 
 	guard *proc.Guard // nil unless Start made sup the family head; set before Run
 

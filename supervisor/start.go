@@ -121,7 +121,17 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	for name, h := range newAPI(sess, srv).methods() {
 		srv.Handle(name, h)
 	}
-	sess.SetPublisher(srv.Publish)
+	// The state file (statefile.go) is written before every event but a
+	// client's connect or disconnect goes out: a client that saw a change
+	// and lists reads it; a listing's connection writes nothing.
+	sf := newStateFile(paths.StateFile(runtimeDir, pl.SessionID), sess.State,
+		func() time.Duration { return sess.owner.load().quiet }, sess.changes, log)
+	sess.SetPublisher(func(event string, data any) {
+		if event != ipc.EventClient {
+			sf.publish()
+		}
+		srv.Publish(event, data)
+	})
 	go srv.Serve(ln) // Serve returns when srv.Shutdown is called below.
 	// The socket goes on every exit path that runs deferred code; a SIGKILL
 	// leaves it for the stale-socket rule. The grace lets a `stop` caller
@@ -130,7 +140,7 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	// Added after the Shutdown, so it runs first: closing the listener
 	// unlinks the socket, which the watch must not take for a deletion.
 	// The runtime dir came back: the queue file is rewritten.
-	republish := func() { sess.queue.republish() }
+	republish := func() { sess.queue.republish(); sf.republish() }
 	if stop, err := watchSocket(runtimeDir, sock, srv, ln, log, republish); err != nil {
 		log.Warn("socket_watch_failed", "err", err)
 	} else {
@@ -162,6 +172,9 @@ func Start(ctx context.Context, o plan.Options, tio StartIO) (int, error) {
 	sess.queue = &queueFile{path: paths.QueueFile(runtimeDir, pl.SessionID), facts: sess.queueFacts, log: log}
 	sess.queue.publish()
 	td.Add(sess.queue.remove) // for good: later changes do not bring it back
+	sess.states = sf
+	sf.start()
+	td.Add(sf.remove)
 	return sess.Run(ctx)
 }
 

@@ -10,7 +10,7 @@
 //     files (ipc.EnsureRuntimeDir, store, broker).
 //   - A session id becomes a file name only after Socket accepted it (a
 //     plain file name, the socket path short enough for sun_path); the
-//     other per-session names (QueueFile, SessionLog) assume that.
+//     other per-session names (QueueFile, StateFile, SessionLog) assume that.
 //   - Portable: it builds on every OS; only MaxSocketPath differs (sun_path
 //     is 108 bytes on Linux, 104 on the BSDs and macOS).
 //   - Hidden names (a leading ".") are temporary files (internal/atomicfile)
@@ -23,6 +23,7 @@
 //	R/<id>.sock (0600)             supervisor (ipc.Listen)             every client: sup, broker, editors
 //	R/<id>.sock.lock               ipc.Listen, ipc stale cleanup       (flock only)
 //	R/queue/<id>.json              supervisor (store.WriteQueueFile)   broker (status line, sup queue)
+//	R/state/<id>.json              supervisor (store.WriteStateFile)   broker (listings: sup ls, queue, dash, …)
 //	R/hosts/<host>.json            broker (WriteHostCache)             broker (status line)
 //	R/hosts/.refresh               sup status-line (refresh stamp)     sup status-line
 //	R/ssh/                         ssh ControlMaster (broker.SSH)      ssh

@@ -99,6 +99,20 @@ func QueueFile(runtimeDir, sessionID string) string {
 	return filepath.Join(QueueDir(runtimeDir), sessionID+".json")
 }
 
+// StateFileDirName is the subdirectory of the runtime dir of the state
+// files: each session's whole state, as its socket's `state` answers it,
+// for the listings (specs/broker.md, "The state files").
+const StateFileDirName = "state"
+
+// StateFileDir is <runtimeDir>/state.
+func StateFileDir(runtimeDir string) string { return filepath.Join(runtimeDir, StateFileDirName) }
+
+// StateFile is <runtimeDir>/state/<sessionID>.json. The session id must be
+// one Socket accepts.
+func StateFile(runtimeDir, sessionID string) string {
+	return filepath.Join(StateFileDir(runtimeDir), sessionID+".json")
+}
+
 // HostCacheDir is <runtimeDir>/hosts, the last answer of each remote host
 // as <host>.json.
 func HostCacheDir(runtimeDir string) string { return filepath.Join(runtimeDir, "hosts") }

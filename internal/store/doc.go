@@ -4,7 +4,8 @@
 // (sessions.json, RecordSession and ReadRegistry), the audit trail
 // (audit.jsonl and its rotated files: Audit, the only writer, and
 // ReadAuditSince), the session logs (OpenSessionLog, PruneLogs), the queue
-// files `sup status-line` reads (WriteQueueFile) and the `log:`/`audit:`
+// files `sup status-line` reads (WriteQueueFile), the state files the
+// listings read (WriteStateFile) and the `log:`/`audit:`
 // sections of config.yaml (Limits). Files that readers may see while they
 // change are replaced whole (a temporary file renamed over the old one);
 // files many processes append to take one write per line with O_APPEND.

@@ -19,12 +19,25 @@ func WriteQueueFile(path string, facts any) error {
 	if err != nil {
 		return fmt.Errorf("encode queue facts: %w", err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("queue dir: %w", err)
+	return writeRuntimeFile(path, data, "queue")
+}
+
+// WriteStateFile replaces path with data, a session's state as JSON (an
+// ipc.State, which its writer already encoded to tell whether it
+// changed), the same way WriteQueueFile writes.
+func WriteStateFile(path string, data []byte) error {
+	return writeRuntimeFile(path, data, "state")
+}
+
+// writeRuntimeFile is the one atomic write of a file a supervisor
+// publishes in a subdirectory of the runtime dir; what names the file's
+// kind in errors.
+func writeRuntimeFile(path string, data []byte, what string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("%s dir: %w", what, err)
 	}
 	if err := atomicfile.Write(path, data, atomicfile.Options{}); err != nil {
-		return fmt.Errorf("replace queue file: %w", err)
+		return fmt.Errorf("replace %s file: %w", what, err)
 	}
 	return nil
 }

@@ -117,11 +117,14 @@ func TestFixPrunesEndedLogsNeverLive(t *testing.T) {
 	}
 }
 
-func TestStaleQueueFileAndRuntimeDirMode(t *testing.T) {
+func TestStaleSessionFilesAndRuntimeDirMode(t *testing.T) {
 	e := newEnv(t)
 	os.MkdirAll(paths.QueueDir(e.rt), 0o700)
 	q := paths.QueueFile(e.rt, "333333333333")
 	os.WriteFile(q, []byte(`{"session_id":"333333333333","sup_pid":1}`), 0o600)
+	os.MkdirAll(paths.StateFileDir(e.rt), 0o700)
+	sf := paths.StateFile(e.rt, "444444444444")
+	os.WriteFile(sf, []byte(`{"session_id":"444444444444","sup_pid":1,"name":"x"}`), 0o600)
 	os.Chmod(e.rt, 0o755)
 	fs := e.run(t, false)
 	if f := find(fs, "runtime_dir", "mode 0755"); f == nil || f.Severity != Problem || f.Fix != "chmod 700 "+e.rt || f.Fixable {
@@ -129,6 +132,9 @@ func TestStaleQueueFileAndRuntimeDirMode(t *testing.T) {
 	}
 	if f := find(fs, "queue_file", "its socket is gone"); f == nil || f.Severity != Problem || !f.Fixable {
 		t.Errorf("queue file finding %+v", f)
+	}
+	if f := find(fs, "state_file", "its socket is gone"); f == nil || f.Severity != Problem || !f.Fixable || !strings.Contains(f.Fix, "sup ls") {
+		t.Errorf("state file finding %+v", f)
 	}
 	if !HasProblem(fs) {
 		t.Error("no problem reported")
@@ -139,6 +145,9 @@ func TestStaleQueueFileAndRuntimeDirMode(t *testing.T) {
 	}
 	if _, err := os.Stat(q); err == nil {
 		t.Error("the stale queue file is still there")
+	}
+	if _, err := os.Stat(sf); err == nil {
+		t.Error("the stale state file is still there")
 	}
 	if fi, _ := os.Stat(e.rt); fi.Mode().Perm() != 0o755 {
 		t.Error("--fix changed the runtime dir's mode: not a safe fix")

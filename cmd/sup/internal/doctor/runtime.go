@@ -51,7 +51,8 @@ func checkRuntime(ctx context.Context, o *Options) []Finding {
 		out = append(out, Finding{Check: "runtime_dir", Severity: OK, Subject: dir, Message: dir + " is yours, mode 0700"})
 	}
 	out = append(out, checkSockets(o, dir)...)
-	return append(out, checkQueueFiles(o, dir)...)
+	out = append(out, checkSessionFiles(o, dir, "queue_file", "queue file", paths.QueueDir(dir), "sup status-line")...)
+	return append(out, checkSessionFiles(o, dir, "state_file", "state file", paths.StateFileDir(dir), "sup ls")...)
 }
 
 // checkSockets probes every *.sock (never removing one unless o.Fix).
@@ -107,11 +108,13 @@ func checkSockets(o *Options, dir string) []Finding {
 		Message: plural(live, "live session") + " in " + dir})
 }
 
-// checkQueueFiles finds queue files whose supervisor is gone: no socket
+// checkSessionFiles finds the files a supervisor publishes in fdir (the
+// queue files, the state files) whose supervisor is gone: no socket
 // listed, or its sup_pid dead (the broker's rule, broker.ReadQueueFiles).
-func checkQueueFiles(o *Options, dir string) []Finding {
-	qdir := paths.QueueDir(dir)
-	entries, err := os.ReadDir(qdir)
+// check names the finding, what the file; reader is the verb that also
+// removes such a file.
+func checkSessionFiles(o *Options, dir, check, what, fdir, reader string) []Finding {
+	entries, err := os.ReadDir(fdir)
 	if err != nil {
 		return nil // none yet
 	}
@@ -121,14 +124,14 @@ func checkQueueFiles(o *Options, dir string) []Finding {
 		if !ok || strings.HasPrefix(id, ".") {
 			continue
 		}
-		path := filepath.Join(qdir, e.Name())
-		why := queueFileStale(dir, id, path)
+		path := filepath.Join(fdir, e.Name())
+		why := sessionFileStale(dir, id, path)
 		if why == "" {
 			continue
 		}
-		f := Finding{Check: "queue_file", Severity: Problem, Subject: path,
-			Message: "stale queue file " + path + ": " + why,
-			Fix:     "sup doctor --fix (or sup status-line) removes it", Fixable: true}
+		f := Finding{Check: check, Severity: Problem, Subject: path,
+			Message: "stale " + what + " " + path + ": " + why,
+			Fix:     "sup doctor --fix (or " + reader + ") removes it", Fixable: true}
 		if o.Fix {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				f.Message += "; removing it failed: " + err.Error()
@@ -141,8 +144,9 @@ func checkQueueFiles(o *Options, dir string) []Finding {
 	return sortBySubject(out)
 }
 
-// queueFileStale says why a queue file has no live supervisor, or "".
-func queueFileStale(dir, id, path string) string {
+// sessionFileStale says why a session's file has no live supervisor, or
+// "".
+func sessionFileStale(dir, id, path string) string {
 	sock, err := paths.Socket(dir, id)
 	if err != nil {
 		return err.Error()
@@ -154,7 +158,9 @@ func queueFileStale(dir, id, path string) string {
 	if err != nil {
 		return ""
 	}
-	var f ipc.QueueFacts
+	var f struct {
+		SupPID int `json:"sup_pid"` // ipc.QueueFacts' and ipc.State's
+	}
 	if json.Unmarshal(data, &f) != nil {
 		return "" // being rewritten, or not ours: the broker decides by the socket
 	}

@@ -1,0 +1,80 @@
+//go:build linux
+
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/ipc"
+	"golang.org/x/sys/unix"
+)
+
+// maxStateFile bounds a state file: a state with the longest prompt
+// detail (ipc.MaxPromptDetail) is far below it, and it is the socket's
+// default frame limit, so no state a socket could answer is refused here.
+const maxStateFile = 1 << 20
+
+// readStateFiles returns the sessions of live (the session ids with a
+// socket in runtimeDir) whose state file is sound and whose supervisor is
+// alive (its sup_pid answers, as for a queue file): the listings' read,
+// which wakes no supervisor (specs/broker.md, "The state files"). have
+// holds their ids; a live socket not in it has no usable file (not
+// written yet, an older sup, a supervisor that died: its file names a
+// dead pid) and must be asked. With clean, a file whose socket is gone is
+// removed. A missing dir is an empty result.
+func readStateFiles(runtimeDir string, live map[string]bool, clean bool) (sessions []Listing, have map[string]bool, err error) {
+	d, err := os.Open(paths.StateFileDir(runtimeDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open state dir: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list state dir: %w", err)
+	}
+	dirfd := int(d.Fd())
+	buf := make([]byte, 16<<10)
+	have = make(map[string]bool, len(names))
+	for _, name := range names {
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || strings.HasPrefix(id, ".") {
+			continue // a writer's temporary file, or not ours
+		}
+		if !live[id] {
+			if clean {
+				unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
+			}
+			continue
+		}
+		st, err := readStateFile(dirfd, name, &buf)
+		if err != nil || st.SessionID != id || !ipc.PIDAlive(st.SupPID) {
+			continue // asked over its socket instead
+		}
+		sock, err := paths.Socket(runtimeDir, id)
+		if err != nil {
+			continue // a name no supervisor could listen on
+		}
+		sessions = append(sessions, Listing{Socket: sock, State: st})
+		have[id] = true
+	}
+	return sessions, have, nil
+}
+
+// readStateFile reads dirfd's state file name (buf is reused).
+func readStateFile(dirfd int, name string, buf *[]byte) (ipc.State, error) {
+	var st ipc.State
+	data, err := readRuntimeFile(dirfd, name, buf, maxStateFile)
+	if err != nil {
+		return st, fmt.Errorf("state file %s: %w", name, err)
+	}
+	return st, json.Unmarshal(data, &st)
+}

@@ -1,0 +1,119 @@
+//go:build linux
+
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/paths"
+	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+func writeState(t *testing.T, dir string, st ipc.State) {
+	t.Helper()
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.WriteStateFile(paths.StateFile(dir, st.SessionID), data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDiscoverReadsStateFiles: a listing takes each live supervisor's
+// state from its state file and dials none of them; it asks the socket of
+// a session whose file is missing, unreadable, over its bound, names
+// another session or a dead pid; a file without a socket is removed, and a
+// stale socket with its file goes by the stale rule, its files with it.
+// Find's second look and metrics still ask every socket.
+func TestDiscoverReadsStateFiles(t *testing.T) {
+	dir := shortDir(t)
+	me := os.Getpid()
+	fromFile := ipc.State{SessionID: "aaaa", Name: "alpha", SupPID: me, Activity: "ready", PromptDetail: string(make([]byte, 40<<10))}
+	a := ipctest.Serve(t, dir, ipc.State{SessionID: "aaaa", Name: "alpha-socket", SupPID: me})
+	writeState(t, dir, fromFile)
+
+	asked := map[string]*ipctest.Supervisor{}
+	for id, file := range map[string]func(){
+		"bbbb": func() {}, // no file yet (an older sup, or not written yet)
+		"cccc": func() { writeState(t, dir, ipc.State{SessionID: "cccc", Name: "dead-pid", SupPID: deadPID(t)}) },
+		"dddd": func() { writeState(t, dir, ipc.State{SessionID: "zzzz", Name: "other", SupPID: me}) }, // names another session
+		"eeee": func() {
+			os.MkdirAll(paths.StateFileDir(dir), 0o700)
+			os.WriteFile(paths.StateFile(dir, "eeee"), []byte("{not json"), 0o600)
+		},
+		"ffff": func() {
+			big := append([]byte(`{"session_id":"ffff","sup_pid":1,"summary":"`), make([]byte, maxStateFile)...)
+			os.WriteFile(paths.StateFile(dir, "ffff"), big, 0o600)
+		},
+	} {
+		asked[id] = ipctest.Serve(t, dir, ipc.State{SessionID: id, Name: id + "-socket", SupPID: me})
+		file()
+	}
+	// dddd's file is really zzzz's path: move it under dddd's name.
+	if err := os.Rename(paths.StateFile(dir, "zzzz"), paths.StateFile(dir, "dddd")); err != nil {
+		t.Fatal(err)
+	}
+	orphan := ipc.State{SessionID: "9999", Name: "orphan", SupPID: me}
+	writeState(t, dir, orphan)
+	stale := filepath.Join(dir, "dead.sock")
+	writeState(t, dir, ipc.State{SessionID: "dead", Name: "dead", SupPID: deadPID(t)})
+	makeStale(t, stale)
+
+	res, err := Discover(context.Background(), dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]ipc.State{}
+	for _, s := range res.Sessions {
+		byID[s.State.SessionID] = s.State
+	}
+	if len(byID) != 6 || byID["aaaa"].Name != "alpha" || len(byID["aaaa"].PromptDetail) != 40<<10 {
+		t.Fatalf("sessions %v, want aaaa from its file (alpha, with its 40 KiB detail) and five from their sockets", res.Sessions)
+	}
+	if n := a.Connections(); n != 0 {
+		t.Fatalf("alpha's socket was dialled %d times; its state file says everything", n)
+	}
+	for id, s := range asked {
+		if byID[id].Name != id+"-socket" || s.Connections() != 1 {
+			t.Errorf("%s: listed as %q after %d connections; want its socket's state, asked once", id, byID[id].Name, s.Connections())
+		}
+	}
+	if _, err := os.Stat(paths.StateFile(dir, "9999")); !os.IsNotExist(err) {
+		t.Errorf("the state file of a session with no socket is still there: %v", err)
+	}
+	if len(res.Cleaned) != 1 || res.Cleaned[0] != stale {
+		t.Errorf("cleaned %v, want %s", res.Cleaned, stale)
+	}
+	if _, err := os.Stat(paths.StateFile(dir, "dead")); !os.IsNotExist(err) {
+		t.Errorf("the stale socket's state file is still there: %v", err)
+	}
+
+	// The reads that must ask the supervisors themselves still do.
+	before := a.Connections()
+	if _, err := discover(context.Background(), dir, time.Second, nil, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if a.Connections() != before+1 {
+		t.Fatalf("Find's look at every socket did not ask alpha's")
+	}
+}
+
+// makeStale leaves a socket file at path that nobody listens on.
+func makeStale(t *testing.T, path string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+}

@@ -1,0 +1,204 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sup-tmux/sup/internal/store"
+	"github.com/sup-tmux/sup/ipc"
+)
+
+// stateFile publishes the session's whole state — what the socket's
+// `state` answers — to <runtime dir>/state/<id>.json, so that the listings
+// (sup ls, queue, dash, a relay's relay.list) read the fleet without waking
+// it: asking 200 idle supervisors over their sockets wakes 200 processes
+// (issue 30; specs/broker.md, "The state files").
+//
+// publish writes it when the state's encoding differs from the last one
+// written, under the file's own lock, so two writers never leave an older
+// state after a newer one. It runs in the path of every change a reader
+// may act on before the change is announced: every event the socket
+// publishes but a client's connect (activity, lifecycle, trigger, …: the
+// file is written before the event goes out) and every publication of the
+// queue facts, so a client that saw a change, or a verb that returned,
+// then lists, reads it. A goroutine catches the rest (the screen's looks,
+// the draft, the title, the output's clock) on the session's change
+// signal. A fact is written at once; a change of only the output's stamps
+// (last_output_at, the title) waits until stampGap after the previous
+// write, so a busy agent's output costs a few writes a second, and the
+// goroutine's reads are readGap apart, so a flood's looks do not each
+// encode the state. Nothing is armed while nothing changes, except the end
+// of the operator's quiet window (operator_busy is a function of the
+// clock), once, when a key made it true. A nil *stateFile publishes
+// nothing.
+type stateFile struct {
+	path    string
+	state   func() ipc.State
+	quiet   func() time.Duration // the operator's quiet window
+	changes *changes
+	log     *slog.Logger
+	kick    chan struct{} // publish held something back: the goroutine arms its timer
+	quit    chan struct{} // closed by remove
+	done    chan struct{} // closed when run returns
+
+	mu              sync.Mutex
+	last, lastFacts []byte // the encoding written last, and its facts' (stamps cleared)
+	written         bool   // the file holds last
+	lastWrite       time.Time
+	closed          bool // sup is exiting: late changes must not bring the file back
+}
+
+const (
+	// stampGap spaces writes that change only the output's stamps.
+	stampGap = 250 * time.Millisecond
+	// readGap spaces the goroutine's reads of the state.
+	readGap = 20 * time.Millisecond
+)
+
+// newStateFile publishes state at path; quiet is the operator's quiet
+// window, ch the session's change signal.
+func newStateFile(path string, state func() ipc.State, quiet func() time.Duration, ch *changes, log *slog.Logger) *stateFile {
+	return &stateFile{path: path, state: state, quiet: quiet, changes: ch, log: log,
+		kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start writes the file and keeps it current until remove.
+func (f *stateFile) start() {
+	f.write()
+	go f.run()
+}
+
+// publish writes the file if the state changed: a fact at once, the
+// stamps alone once stampGap passed since the last write. It returns the
+// state it read and, when it held back a change of the stamps, how long
+// until it may write it; then, or when operator_busy will end by the
+// clock, the goroutine is told to look again and arm its timer.
+func (f *stateFile) publish() (st ipc.State, due time.Duration) {
+	if f == nil {
+		return st, 0
+	}
+	st, due = f.write()
+	if due > 0 || quietEnd(st, f.quiet()) > 0 {
+		select {
+		case f.kick <- struct{}{}:
+		default: // one is pending
+		}
+	}
+	return st, due
+}
+
+// write is publish without the kick: the goroutine's own read.
+func (f *stateFile) write() (st ipc.State, due time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return st, 0
+	}
+	st = f.state()
+	data, facts, err := encodeState(st)
+	now := time.Now()
+	switch {
+	case err != nil:
+		f.log.Warn("state_file_failed", "path", f.path, "err", err)
+	case f.written && bytes.Equal(data, f.last):
+	case !f.written || !bytes.Equal(facts, f.lastFacts) || now.Sub(f.lastWrite) >= stampGap:
+		if err := store.WriteStateFile(f.path, data); err != nil {
+			f.written = false // retried at the next change
+			f.log.Warn("state_file_failed", "path", f.path, "err", err)
+			break
+		}
+		f.last, f.lastFacts, f.written, f.lastWrite = data, facts, true, now
+	default:
+		due = stampGap - now.Sub(f.lastWrite)
+	}
+	return st, due
+}
+
+// republish rewrites the file even if nothing changed: the runtime dir
+// was deleted and recreated under the session.
+func (f *stateFile) republish() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.written = false
+	f.mu.Unlock()
+	f.publish()
+}
+
+// remove stops the goroutine and deletes the file for good: later changes
+// do not bring it back.
+func (f *stateFile) remove() {
+	close(f.quit)
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		f.log.Warn("state_file_remove_failed", "path", f.path, "err", err)
+	}
+}
+
+func (f *stateFile) run() {
+	defer close(f.done)
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
+	for {
+		changed := f.changes.wait() // before the read: no change is missed
+		read := time.Now()
+		st, due := f.write()
+		if q := quietEnd(st, f.quiet()); q > 0 && (due == 0 || q < due) {
+			due = q
+		}
+		if due > 0 {
+			wake.Reset(due)
+		}
+		select {
+		case <-changed:
+		case <-f.kick:
+		case <-wake.C:
+		case <-f.quit:
+			return
+		}
+		wake.Stop()
+		// Let a burst of changes settle into one read.
+		if wait := readGap - time.Since(read); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-f.quit:
+				return
+			}
+		}
+	}
+}
+
+// quietEnd is how long until operator_busy turns false by the clock alone
+// (the human's last key leaves the quiet window); 0: it will not.
+func quietEnd(st ipc.State, quiet time.Duration) time.Duration {
+	if !st.OperatorBusy || st.Draft != "" || st.LastInputAt == 0 {
+		return 0
+	}
+	return max(time.Until(time.UnixMilli(st.LastInputAt).Add(quiet))+time.Millisecond, time.Millisecond)
+}
+
+// encodeState is st's file content, and the encoding of its facts: st
+// without the stamps output moves (last_output_at, the title), which a
+// writer may hold back for stampGap.
+func encodeState(st ipc.State) (data, facts []byte, err error) {
+	if data, err = json.Marshal(st); err != nil {
+		return nil, nil, fmt.Errorf("encode state: %w", err)
+	}
+	st.LastOutputAt, st.Title = 0, ""
+	facts, err = json.Marshal(st)
+	return data, facts, err
+}
