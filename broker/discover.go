@@ -37,21 +37,29 @@ type Result struct {
 	Cleaned  []string      // stale sockets removed
 }
 
-// Discover lists this host's live supervisors: the listings' read (sup
-// ls, dash, queue, metrics, a relay's relay.list). Each supervisor's state
-// comes from its state file (specs/broker.md, "The state files"), which it
-// rewrites at every change, so listing wakes no supervisor; only a socket
-// without a usable file is dialled and asked `state`, all at once, each
-// bounded by timeout. A socket that refuses connections is stale (its
-// supervisor died without cleaning up) and is removed by the
+// Discover dials every socket in dir at once, each bounded by timeout, and
+// asks for its state: the read of the verbs that act on what they list or
+// show it for a decision (queue, next, skip, pick, dash, web, route,
+// metrics, a relay's relay.list). A socket that refuses connections is
+// stale (its supervisor died without cleaning up) and is removed by the
 // lock-retry-unlink rule; a live one is never removed. Listing is where
 // stale sockets are cleaned (specs/broker.md, "Finding one session"):
 // acting on one session (Fleet.Find) never removes anything.
 func Discover(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
+	return discover(ctx, dir, timeout, nil, true, false)
+}
+
+// List is Discover for display (sup ls, shell completion): each
+// supervisor's state comes from its state file (specs/broker.md, "The
+// state files"), which it rewrites at every change, so listing wakes no
+// supervisor; only a socket without a usable file is dialled. A file is
+// any process of the user's to write, so what List returns is shown, never
+// acted on and never offered for consent: those read Discover.
+func List(ctx context.Context, dir string, timeout time.Duration) (Result, error) {
 	return discover(ctx, dir, timeout, nil, true, true)
 }
 
-// discover is Discover; also, when not nil, is called on each connection
+// discover is Discover and List; also, when not nil, is called on each connection
 // that answered state, to ask more on it (one dial per supervisor, no
 // file read). clean false leaves stale sockets and files where they are (a
 // read without side effects); files false asks every socket (a cache miss

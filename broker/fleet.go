@@ -106,18 +106,29 @@ func (f *Fleet) Host(name string) (Host, bool) {
 // local part's failure (its runtime dir) is the error; a remote host's
 // is its result's Err, and the sockets that did not answer its Errors.
 func (f *Fleet) Discover(ctx context.Context, name string) ([]HostResult, error) {
-	fo, local, err := f.Select(name)
+	return f.discover(ctx, name, Discover)
+}
+
+// List is Discover for display (sup ls): this host's part is read from
+// the state files (List); another host's is its relay's answer.
+func (f *Fleet) List(ctx context.Context, name string) ([]HostResult, error) {
+	return f.discover(ctx, name, List)
+}
+
+func (f *Fleet) discover(ctx context.Context, name string, local func(context.Context, string, time.Duration) (Result, error)) ([]HostResult, error) {
+	fo, withLocal, err := f.Select(name)
 	if err != nil {
 		return nil, err
 	}
+	fo.local = local
 	if len(fo.Hosts) == 0 {
-		res, err := Discover(ctx, f.RuntimeDir, f.Timeout)
+		res, err := local(ctx, f.RuntimeDir, f.Timeout)
 		if err != nil {
 			return nil, err
 		}
 		return []HostResult{{Host: LocalHostName(), Local: true, Sessions: res.Sessions, Errors: res.Errors}}, nil
 	}
-	return localOK(fo.DiscoverHosts(ctx, local))
+	return localOK(fo.DiscoverHosts(ctx, withLocal))
 }
 
 // localOK fails when the local host's part failed (its runtime dir): a

@@ -130,7 +130,10 @@ func readQueueFile(dirfd int, name string, buf *[]byte) (ipc.QueueFacts, error) 
 // less than asked only at its end, so a read that does not fill the
 // buffer is the whole file.
 func readRuntimeFile(dirfd int, name string, buf *[]byte, max int) ([]byte, error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a FIFO planted under a file's name would otherwise
+	// block the open until someone writes to it (a regular file ignores
+	// the flag); its read then fails or is empty, and it is skipped.
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

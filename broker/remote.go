@@ -33,6 +33,8 @@ type Fanout struct {
 	Timeout    time.Duration // each supervisor's answer
 	Deadline   time.Duration // each remote host's whole answer, connection included
 	Metrics    bool          // ask each supervisor's metrics too (HostResult.Metrics)
+	// local reads this host's part (Discover when nil; List for display).
+	local func(context.Context, string, time.Duration) (Result, error)
 }
 
 // DiscoverHosts asks the local supervisors and every host's relay at once:
@@ -61,7 +63,11 @@ func (f Fanout) DiscoverHosts(ctx context.Context, local bool) []HostResult {
 				}
 			} else {
 				var res Result
-				res, r.Err = Discover(ctx, f.RuntimeDir, f.Timeout)
+				local := f.local
+				if local == nil {
+					local = Discover
+				}
+				res, r.Err = local(ctx, f.RuntimeDir, f.Timeout)
 				r.Sessions, r.Errors = res.Sessions, res.Errors
 			}
 			r.Elapsed = time.Since(start)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,13 +29,14 @@ func writeState(t *testing.T, dir string, st ipc.State) {
 	}
 }
 
-// TestDiscoverReadsStateFiles: a listing takes each live supervisor's
+// TestListReadsStateFiles: List takes each live supervisor's
 // state from its state file and dials none of them; it asks the socket of
 // a session whose file is missing, unreadable, over its bound, names
 // another session or a dead pid; a file without a socket is removed, and a
 // stale socket with its file goes by the stale rule, its files with it.
-// Find's second look and metrics still ask every socket.
-func TestDiscoverReadsStateFiles(t *testing.T) {
+// Discover (what acts, or offers a decision) and Find's second look
+// still ask every socket.
+func TestListReadsStateFiles(t *testing.T) {
 	dir := shortDir(t)
 	me := os.Getpid()
 	fromFile := ipc.State{SessionID: "aaaa", Name: "alpha", SupPID: me, Activity: "ready", PromptDetail: string(make([]byte, 40<<10))}
@@ -49,6 +51,12 @@ func TestDiscoverReadsStateFiles(t *testing.T) {
 		"eeee": func() {
 			os.MkdirAll(paths.StateFileDir(dir), 0o700)
 			os.WriteFile(paths.StateFile(dir, "eeee"), []byte("{not json"), 0o600)
+		},
+		"gggg": func() { // a FIFO must not hang the listing
+			os.MkdirAll(paths.StateFileDir(dir), 0o700)
+			if err := syscall.Mkfifo(paths.StateFile(dir, "gggg"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		},
 		"ffff": func() {
 			big := append([]byte(`{"session_id":"ffff","sup_pid":1,"summary":"`), make([]byte, maxStateFile)...)
@@ -68,7 +76,7 @@ func TestDiscoverReadsStateFiles(t *testing.T) {
 	writeState(t, dir, ipc.State{SessionID: "dead", Name: "dead", SupPID: deadPID(t)})
 	makeStale(t, stale)
 
-	res, err := Discover(context.Background(), dir, time.Second)
+	res, err := List(context.Background(), dir, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +84,8 @@ func TestDiscoverReadsStateFiles(t *testing.T) {
 	for _, s := range res.Sessions {
 		byID[s.State.SessionID] = s.State
 	}
-	if len(byID) != 6 || byID["aaaa"].Name != "alpha" || len(byID["aaaa"].PromptDetail) != 40<<10 {
-		t.Fatalf("sessions %v, want aaaa from its file (alpha, with its 40 KiB detail) and five from their sockets", res.Sessions)
+	if len(byID) != 7 || byID["aaaa"].Name != "alpha" || len(byID["aaaa"].PromptDetail) != 40<<10 {
+		t.Fatalf("sessions %v, want aaaa from its file (alpha, with its 40 KiB detail) and six from their sockets", res.Sessions)
 	}
 	if n := a.Connections(); n != 0 {
 		t.Fatalf("alpha's socket was dialled %d times; its state file says everything", n)
@@ -98,12 +106,18 @@ func TestDiscoverReadsStateFiles(t *testing.T) {
 	}
 
 	// The reads that must ask the supervisors themselves still do.
-	before := a.Connections()
-	if _, err := discover(context.Background(), dir, time.Second, nil, false, false); err != nil {
-		t.Fatal(err)
-	}
-	if a.Connections() != before+1 {
-		t.Fatalf("Find's look at every socket did not ask alpha's")
+	for i, read := range []func() (Result, error){
+		func() (Result, error) { return Discover(context.Background(), dir, time.Second) },
+		func() (Result, error) { return discover(context.Background(), dir, time.Second, nil, false, false) },
+	} {
+		before := a.Connections()
+		res, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Connections() != before+1 || res.Sessions[0].State.Name != "alpha-socket" {
+			t.Fatalf("read %d did not ask alpha's socket: %v", i, res.Sessions[0].State)
+		}
 	}
 }
 

@@ -94,7 +94,7 @@ func (a *api) methods() map[string]ipc.HandlerFunc {
 var Events = []string{"lifecycle", "activity", "resize", "client", "trigger", desk.EventProgress}
 
 func (a *api) pid(context.Context, *ipc.Request) (any, error) {
-	r := ipc.PidResult{SupPID: os.Getpid()}
+	r := ipc.PidResult{SupPID: supPID}
 	if c := a.s.facts().child; c != nil {
 		r.PID = c.PID()
 	}

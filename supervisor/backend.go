@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/sup-tmux/sup/ipc"
@@ -31,7 +30,7 @@ func (s *Session) State() ipc.State {
 		Document:   p.Document,
 		CWD:        p.CWD,
 		CWDSource:  string(p.CWDSource),
-		SupPID:     os.Getpid(),
+		SupPID:     supPID,
 		TmuxPane:   s.tmuxPane,
 		TmuxSocket: s.tmuxSock,
 		Lifecycle:  f.lifecycle,

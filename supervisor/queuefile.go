@@ -98,7 +98,7 @@ func (s *Session) queueFacts() ipc.QueueFacts {
 		Reason:       act.Reason,
 		WaitingSince: unixMilli(act.WaitingSince),
 		SkipUntil:    unixMilli(act.SkipUntil),
-		SupPID:       os.Getpid(),
+		SupPID:       supPID,
 		Lifecycle:    f.lifecycle,
 	}
 }

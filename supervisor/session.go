@@ -120,6 +120,12 @@ func NewSession(pl *plan.Plan, opts plan.Options, in *os.File, out io.Writer, si
 	return s
 }
 
+// supPID is this process's pid: os.Getpid is a system call each time, and
+// State (which the state file reads at every change, an idle look's
+// included) would make one, waking the Go runtime's sysmon (see
+// foreground's raw_linux.go).
+var supPID = os.Getpid()
+
 // SetPublisher sets where lifecycle and resize events go (the socket).
 func (s *Session) SetPublisher(p func(event string, data any)) { s.publish = p }
 

@@ -315,7 +315,16 @@ func (h agentHandle) setDraft(d string) (changed bool) {
 
 // noteForeground keeps the last look at a line-mode child's foreground.
 func (h agentHandle) noteForeground(l lineLook) {
-	h.o.update(func() bool { h.o.agent.lastForeground = l; return true })
+	h.o.update(func() bool {
+		// An unchanged look publishes nothing: an idle supervisor's look
+		// every 30 s would otherwise wake every reader of the change
+		// signal (the state file) for the same facts.
+		if h.o.agent.lastForeground == l {
+			return false
+		}
+		h.o.agent.lastForeground = l
+		return true
+	})
 }
 
 // stall feeds a look at the screen to the stall watch (agentFacts.stall);

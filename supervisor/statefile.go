@@ -3,13 +3,12 @@
 package supervisor
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
@@ -34,8 +33,8 @@ import (
 // the draft, the title, the output's clock) on the session's change
 // signal. A fact is written at once; a change of only the output's stamps
 // (last_output_at, the title) waits until stampGap after the previous
-// write, so a busy agent's output costs a few writes a second, and the
-// goroutine's reads are readGap apart, so a flood's looks do not each
+// write, so a busy agent's output costs a few writes a second, and in a
+// flood the goroutine's reads are readGap apart, so its looks do not each
 // encode the state. Nothing is armed while nothing changes, except the end
 // of the operator's quiet window (operator_busy is a function of the
 // clock), once, when a key made it true. A nil *stateFile publishes
@@ -50,18 +49,20 @@ type stateFile struct {
 	quit    chan struct{} // closed by remove
 	done    chan struct{} // closed when run returns
 
-	mu              sync.Mutex
-	last, lastFacts []byte // the encoding written last, and its facts' (stamps cleared)
-	written         bool   // the file holds last
-	lastWrite       time.Time
-	closed          bool // sup is exiting: late changes must not bring the file back
+	mu        sync.Mutex
+	last      ipc.State // the state written last
+	written   bool      // the file holds last
+	lastWrite time.Time
+	closed    bool // sup is exiting: late changes must not bring the file back
 }
 
 const (
 	// stampGap spaces writes that change only the output's stamps.
 	stampGap = 250 * time.Millisecond
-	// readGap spaces the goroutine's reads of the state.
-	readGap = 20 * time.Millisecond
+	// readGap spaces the goroutine's reads of the state once burstReads
+	// came in a row, each within readGap of the one before (a flood).
+	readGap    = 20 * time.Millisecond
+	burstReads = 4
 )
 
 // newStateFile publishes state at path; quiet is the operator's quiet
@@ -104,23 +105,24 @@ func (f *stateFile) write() (st ipc.State, due time.Duration) {
 		return st, 0
 	}
 	st = f.state()
-	data, facts, err := encodeState(st)
-	now := time.Now()
-	switch {
-	case err != nil:
-		f.log.Warn("state_file_failed", "path", f.path, "err", err)
-	case f.written && bytes.Equal(data, f.last):
-	case !f.written || !bytes.Equal(facts, f.lastFacts) || now.Sub(f.lastWrite) >= stampGap:
-		if err := store.WriteStateFile(f.path, data); err != nil {
-			f.written = false // retried at the next change
-			f.log.Warn("state_file_failed", "path", f.path, "err", err)
-			break
-		}
-		f.last, f.lastFacts, f.written, f.lastWrite = data, facts, true, now
-	default:
-		due = stampGap - now.Sub(f.lastWrite)
+	if f.written && reflect.DeepEqual(st, f.last) {
+		return st, 0 // the common case, an idle look's: no encoding
 	}
-	return st, due
+	now := time.Now()
+	if f.written && sameFacts(st, f.last) && now.Sub(f.lastWrite) < stampGap {
+		return st, stampGap - now.Sub(f.lastWrite)
+	}
+	data, err := json.Marshal(st)
+	if err == nil {
+		err = store.WriteStateFile(f.path, data)
+	}
+	if err != nil {
+		f.written = false // retried at the next change
+		f.log.Warn("state_file_failed", "path", f.path, "err", err)
+		return st, 0
+	}
+	f.last, f.written, f.lastWrite = st, true, now
+	return st, 0
 }
 
 // republish rewrites the file even if nothing changed: the runtime dir
@@ -153,9 +155,18 @@ func (f *stateFile) run() {
 	wake := time.NewTimer(time.Hour)
 	wake.Stop()
 	defer wake.Stop()
+	var (
+		read  time.Time // the last read
+		quick int       // reads in a row, each within readGap of the one before
+	)
 	for {
 		changed := f.changes.wait() // before the read: no change is missed
-		read := time.Now()
+		if time.Since(read) < readGap {
+			quick++
+		} else {
+			quick = 0
+		}
+		read = time.Now()
 		st, due := f.write()
 		if q := quietEnd(st, f.quiet()); q > 0 && (due == 0 || q < due) {
 			due = q
@@ -171,8 +182,10 @@ func (f *stateFile) run() {
 			return
 		}
 		wake.Stop()
-		// Let a burst of changes settle into one read.
-		if wait := readGap - time.Since(read); wait > 0 {
+		// A flood's looks settle into one read per readGap. Not the few
+		// changes of one look: a timer after them would wake an idle
+		// process a second time.
+		if wait := readGap - time.Since(read); quick >= burstReads && wait > 0 {
 			select {
 			case <-time.After(wait):
 			case <-f.quit:
@@ -191,14 +204,10 @@ func quietEnd(st ipc.State, quiet time.Duration) time.Duration {
 	return max(time.Until(time.UnixMilli(st.LastInputAt).Add(quiet))+time.Millisecond, time.Millisecond)
 }
 
-// encodeState is st's file content, and the encoding of its facts: st
-// without the stamps output moves (last_output_at, the title), which a
-// writer may hold back for stampGap.
-func encodeState(st ipc.State) (data, facts []byte, err error) {
-	if data, err = json.Marshal(st); err != nil {
-		return nil, nil, fmt.Errorf("encode state: %w", err)
-	}
-	st.LastOutputAt, st.Title = 0, ""
-	facts, err = json.Marshal(st)
-	return data, facts, err
+// sameFacts reports whether a and b differ at most in the stamps output
+// moves (last_output_at, the title), which a writer may hold back for
+// stampGap.
+func sameFacts(a, b ipc.State) bool {
+	a.LastOutputAt, a.Title = b.LastOutputAt, b.Title
+	return reflect.DeepEqual(a, b)
 }

@@ -92,7 +92,7 @@ func printTargets(ctx context.Context, cmd *cli.Command) {
 	if err != nil {
 		return // no candidates: the shell falls back to its default
 	}
-	res, err := broker.Discover(ctx, dir, completionTimeout)
+	res, err := broker.List(ctx, dir, completionTimeout)
 	if err != nil {
 		return // no candidates: the shell falls back to its default
 	}

@@ -33,11 +33,21 @@ func hostName(cmd *cli.Command) string {
 // selects (cmd nil: all), telling stderr about the hosts and sockets that
 // did not answer.
 func discoverHosts(ctx context.Context, cmd *cli.Command) (*broker.Fleet, []broker.HostResult, error) {
+	return readHosts(ctx, cmd, (*broker.Fleet).Discover)
+}
+
+// listHosts is discoverHosts for display (sup ls): this host's sessions
+// come from their state files (broker.List).
+func listHosts(ctx context.Context, cmd *cli.Command) (*broker.Fleet, []broker.HostResult, error) {
+	return readHosts(ctx, cmd, (*broker.Fleet).List)
+}
+
+func readHosts(ctx context.Context, cmd *cli.Command, read func(*broker.Fleet, context.Context, string) ([]broker.HostResult, error)) (*broker.Fleet, []broker.HostResult, error) {
 	f, err := fleet()
 	if err != nil {
 		return nil, nil, err
 	}
-	results, err := f.Discover(ctx, hostName(cmd))
+	results, err := read(f, ctx, hostName(cmd))
 	if err != nil {
 		return nil, nil, err
 	}

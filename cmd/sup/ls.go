@@ -35,7 +35,7 @@ func lsCommand() *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			_, results, err := discoverHosts(ctx, cmd)
+			_, results, err := listHosts(ctx, cmd)
 			if err != nil {
 				return err
 			}

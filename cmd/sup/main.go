@@ -1,5 +1,12 @@
 //go:build linux
 
+// updatemaxprocs=0: the Go runtime would otherwise re-read the cgroup's CPU
+// limit (sched_getaffinity, a pread of cpu.max) each time its sysmon
+// thread wakes, at most once a second: at every look of an idle
+// supervisor. A supervisor does not need GOMAXPROCS to follow a changing
+// limit (issue 30, the idle fleet).
+//go:debug updatemaxprocs=0
+
 // Command sup supervises AI coding agents in tmux panes: `sup start` owns
 // one agent behind a pty and serves its control socket; the other verbs talk
 // to those sockets.

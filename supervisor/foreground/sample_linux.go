@@ -69,16 +69,14 @@ func (g *group) look(pid int) (Facts, bool) {
 // ptyFacts asks the master for its slave's foreground group, session and
 // number: three ioctls, no file opened.
 func ptyFacts(master *os.File) (pgrp, sid, ptn int, err error) {
-	if pgrp, err = proc.Foreground(master); err != nil {
-		return 0, 0, 0, fmt.Errorf("foreground: TIOCGPGRP: %w", err)
-	}
 	err = proc.FDControl(master, func(fd int) error {
-		n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
-		ptn = int(n)
-		if err != nil {
+		if pgrp, err = rawIoctlInt(fd, unix.TIOCGPGRP); err != nil {
+			return fmt.Errorf("TIOCGPGRP: %w", err)
+		}
+		if ptn, err = rawIoctlInt(fd, unix.TIOCGPTN); err != nil {
 			return fmt.Errorf("TIOCGPTN: %w", err)
 		}
-		if sid, err = unix.IoctlGetInt(fd, unix.TIOCGSID); err != nil {
+		if sid, err = rawIoctlInt(fd, unix.TIOCGSID); err != nil {
 			return fmt.Errorf("TIOCGSID: %w", err)
 		}
 		return nil
@@ -165,13 +163,13 @@ func statPgrp(procRoot string, pid int) (int, bool) {
 }
 
 func tasks(procRoot string, pid int) []int {
-	ents, err := os.ReadDir(procRoot + "/" + strconv.Itoa(pid) + "/task")
+	names, err := readDirNames(procRoot + "/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return []int{pid}
 	}
-	out := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
+	out := make([]int, 0, len(names))
+	for _, name := range names {
+		if tid, err := strconv.Atoi(name); err == nil {
 			out = append(out, tid)
 		}
 	}
@@ -239,7 +237,7 @@ func wchanWait(dir string, tid int) (Wait, string) {
 }
 
 func isSlave(dir string, fd int, slave string) bool {
-	link, err := os.Readlink(dir + "/fd/" + strconv.Itoa(fd))
+	link, err := readLink(dir + "/fd/" + strconv.Itoa(fd))
 	return err == nil && link == slave
 }
 
@@ -273,32 +271,4 @@ var calls = map[int]callInfo{
 	unix.SYS_PSELECT6:     {"pselect6", pollCall},
 	unix.SYS_EPOLL_PWAIT:  {"epoll_pwait", pollCall},
 	unix.SYS_EPOLL_PWAIT2: {"epoll_pwait2", pollCall},
-}
-
-// readProc reads a small /proc file with plain system calls: os.ReadFile
-// would register the file with the poller and stat it first, and a look
-// reads several such files (specs/detection.md, "What a look costs").
-// Files over 4 KiB are cut, which none of those read here are.
-func readProc(path string) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(fd)
-	buf := make([]byte, 4096)
-	n := 0
-	for n < len(buf) {
-		k, err := unix.Read(fd, buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if k == 0 {
-			break
-		}
-		n += k
-	}
-	return buf[:n], nil
 }

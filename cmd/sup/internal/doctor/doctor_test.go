@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,6 +126,15 @@ func TestStaleSessionFilesAndRuntimeDirMode(t *testing.T) {
 	os.MkdirAll(paths.StateFileDir(e.rt), 0o700)
 	sf := paths.StateFile(e.rt, "444444444444")
 	os.WriteFile(sf, []byte(`{"session_id":"444444444444","sup_pid":1,"name":"x"}`), 0o600)
+	// A FIFO under a live-looking session's name: reported, not read (a
+	// read would block doctor).
+	fifo := paths.StateFile(e.rt, "555555555555")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.rt, "555555555555.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	os.Chmod(e.rt, 0o755)
 	fs := e.run(t, false)
 	if f := find(fs, "runtime_dir", "mode 0755"); f == nil || f.Severity != Problem || f.Fix != "chmod 700 "+e.rt || f.Fixable {
@@ -135,6 +145,9 @@ func TestStaleSessionFilesAndRuntimeDirMode(t *testing.T) {
 	}
 	if f := find(fs, "state_file", "its socket is gone"); f == nil || f.Severity != Problem || !f.Fixable || !strings.Contains(f.Fix, "sup ls") {
 		t.Errorf("state file finding %+v", f)
+	}
+	if f := find(fs, "state_file", "not a regular file"); f == nil || f.Severity != Problem {
+		t.Errorf("FIFO state file finding %+v", f)
 	}
 	if !HasProblem(fs) {
 		t.Error("no problem reported")

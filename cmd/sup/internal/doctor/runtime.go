@@ -154,6 +154,10 @@ func sessionFileStale(dir, id, path string) string {
 	if _, err := os.Lstat(sock); err != nil {
 		return "its socket is gone"
 	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would block the read below; sup writes only files.
+		return "it is not a regular file (" + fi.Mode().Type().String() + "): sup never writes one"
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
