@@ -37,7 +37,7 @@ func (w *watcher) lineLook(busyWindow time.Duration, poll *time.Duration) (res c
 	// profile copied its whole screen at every look (specs/performance.md,
 	// "Idle fleet").
 	if pack.HasRules() || program {
-		snap = w.v.model.Snapshot()
+		snap = w.snapshot()
 	}
 	// Nothing is read from half a frame or a desynced screen (specs/
 	// screen.md): the kernel's verdict below needs no screen.
@@ -62,6 +62,27 @@ func (w *watcher) lineLook(busyWindow time.Duration, poll *time.Duration) (res c
 		}
 	}
 	return res, w.noteScreen(res, nil, screen.Snapshot{}), again, snap, program, false
+}
+
+// snapshot is the child's screen for a line-mode look: the last copy while
+// the model has applied nothing and been fed nothing since (the screen of
+// an idle program does not change between its looks), else a new one.
+func (w *watcher) snapshot() screen.Snapshot {
+	m := w.v.model
+	key := snapKey{m.Changes(), m.Stats().FedBytes}
+	if w.snapOK && key == w.snapKey {
+		return w.snap
+	}
+	// The key is read before the copy: a change during it makes the next
+	// look copy again.
+	w.snap, w.snapKey, w.snapOK = m.Snapshot(), key, true
+	return w.snap
+}
+
+// snapKey says which screen a snapshot copied (see screen.Model.Changes).
+type snapKey struct {
+	applied uint64
+	fed     int64
 }
 
 // atLoginShell reports whether the foreground process group facts show

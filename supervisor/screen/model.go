@@ -145,6 +145,7 @@ type Model struct {
 	pending     []Signal
 
 	fed, applied, dropped, drops atomic.Int64
+	changes                      atomic.Uint64 // items applied: see Changes
 	gaps                         atomic.Int64 // gap items queued, not yet applied
 	stale                        atomic.Bool  // a gap was applied and nothing whole since
 
@@ -443,11 +444,13 @@ func (m *Model) apply(it *item) {
 	case it.resize:
 		m.smu.Lock()
 		m.scr.Resize(it.cols, it.rows)
+		m.changes.Add(1)
 		m.smu.Unlock()
 		return
 	case it.gap > 0:
 		m.smu.Lock()
 		m.resync(it)
+		m.changes.Add(1)
 		sigs := m.pending
 		m.pending = nil
 		m.smu.Unlock()
@@ -466,6 +469,7 @@ func (m *Model) apply(it *item) {
 		if m.stale.Load() && m.wholeAgain() {
 			m.stale.Store(false)
 		}
+		m.changes.Add(1)
 		sigs := m.pending
 		m.pending = nil
 		m.smu.Unlock()
@@ -568,6 +572,13 @@ func joinLines(ls []string) string {
 	}
 	return string(b)
 }
+
+// Changes counts what the screen applied — output, gaps, resizes — so
+// far: a Snapshot taken when it read n is still the screen while it reads
+// n and FedBytes has not moved (nothing queued since). An idle look reuses
+// its last copy instead of copying 120×40 cells again. Safe from any
+// goroutine.
+func (m *Model) Changes() uint64 { return m.changes.Load() }
 
 // Stats returns the model's counters. Safe from any goroutine.
 func (m *Model) Stats() Stats {

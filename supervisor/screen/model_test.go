@@ -53,6 +53,33 @@ func TestModelFeedSyncSnapshot(t *testing.T) {
 	}
 }
 
+// TestModelChanges: Changes moves with every applied output, resize and
+// gap, and only then, so a copy taken at a count is the screen while the
+// count (and FedBytes) stand still.
+func TestModelChanges(t *testing.T) {
+	m := NewModel(20, 4, Options{})
+	defer m.Close()
+	m.Sync()
+	n := m.Changes()
+	m.Sync()
+	if m.Changes() != n {
+		t.Fatal("Changes moved with nothing fed")
+	}
+	for i, step := range []func(){
+		func() { m.Feed([]byte("x")) },
+		func() { m.Resize(30, 5) },
+		func() { m.Feed([]byte("\x1b[2J")) },
+	} {
+		step()
+		m.Sync()
+		if c := m.Changes(); c <= n {
+			t.Fatalf("step %d: Changes %d, was %d", i, c, n)
+		} else {
+			n = c
+		}
+	}
+}
+
 func TestModelCopiesFedBytes(t *testing.T) {
 	m := NewModel(10, 2, Options{})
 	defer m.Close()
