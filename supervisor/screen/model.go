@@ -146,8 +146,8 @@ type Model struct {
 
 	fed, applied, dropped, drops atomic.Int64
 	changes                      atomic.Uint64 // items applied: see Changes
-	gaps                         atomic.Int64 // gap items queued, not yet applied
-	stale                        atomic.Bool  // a gap was applied and nothing whole since
+	gaps                         atomic.Int64  // gap items queued, not yet applied
+	stale                        atomic.Bool   // a gap was applied and nothing whole since
 
 	// testHookApply, if set, runs on the model goroutine before each item
 	// is applied; tests use it to stall the consumer.
