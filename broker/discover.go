@@ -65,6 +65,15 @@ func List(ctx context.Context, dir string, timeout time.Duration) (Result, error
 // read without side effects); files false asks every socket (a cache miss
 // is checked against the supervisors themselves).
 func discover(ctx context.Context, dir string, timeout time.Duration, also func(context.Context, *ipc.Client, string), clean, files bool) (Result, error) {
+	var (
+		stateDir   *os.File
+		stateFiles []string
+	)
+	if files && also == nil {
+		if stateDir, stateFiles = stateNames(dir); stateDir != nil {
+			defer stateDir.Close()
+		}
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return Result{}, nil
@@ -78,16 +87,8 @@ func discover(ctx context.Context, dir string, timeout time.Duration, also func(
 		res  Result
 		have map[string]bool // sessions read from their state files
 	)
-	if files && also == nil {
-		live := make(map[string]bool, len(entries))
-		for _, e := range entries {
-			if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok {
-				live[id] = true
-			}
-		}
-		if res.Sessions, have, err = readStateFiles(dir, live, clean); err != nil {
-			return Result{}, err
-		}
+	if stateDir != nil {
+		res.Sessions, have = readStateFiles(dir, stateDir, stateFiles, socketIDs(entries), clean)
 	}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".sock")

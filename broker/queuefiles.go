@@ -39,12 +39,12 @@ func readQueueDir(runtimeDir string, clean bool) ([]Listing, map[string]bool, er
 	if err != nil || len(live) == 0 && !clean {
 		return nil, live, err
 	}
-	d, err := os.Open(paths.QueueDir(runtimeDir))
+	d, err := openSubdir(paths.QueueDir(runtimeDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, live, nil
 	}
 	if err != nil {
-		return nil, live, fmt.Errorf("open queue dir: %w", err)
+		return nil, live, fmt.Errorf("open queue dir: %w (sup doctor says what to do)", err)
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
@@ -62,8 +62,28 @@ func readQueueDir(runtimeDir string, clean bool) ([]Listing, map[string]bool, er
 	return sessions, live, nil
 }
 
+// openSubdir opens one of the runtime dir's own subdirectories (queue/,
+// state/) to list it: never through a symlink (O_NOFOLLOW) and only a
+// directory (O_DIRECTORY), so a link planted in its place cannot point a
+// reader's cleanup at another directory's *.json files.
+func openSubdir(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if err == unix.ELOOP || err == unix.ENOTDIR {
+			if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				err = errors.New("it is a symlink, not sup's directory")
+			} else {
+				err = errors.New("it is not a directory")
+			}
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // listedSockets is the set of session ids with a socket in runtimeDir: one
-// listing instead of a stat per file. A missing dir has none.
+// listing instead of a stat per file (a file named *.sock that is not a
+// socket is no session). A missing dir has none.
 func listedSockets(runtimeDir string) (map[string]bool, error) {
 	d, err := os.Open(runtimeDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -73,17 +93,23 @@ func listedSockets(runtimeDir string) (map[string]bool, error) {
 		return nil, fmt.Errorf("open runtime dir: %w", err)
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, fmt.Errorf("list runtime dir: %w", err)
 	}
-	live := make(map[string]bool, len(names))
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".sock"); ok {
+	return socketIDs(entries), nil
+}
+
+// socketIDs is the set of session ids of the sockets among a runtime
+// dir's entries.
+func socketIDs(entries []fs.DirEntry) map[string]bool {
+	live := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok && e.Type()&fs.ModeSocket != 0 {
 			live[id] = true
 		}
 	}
-	return live, nil
+	return live
 }
 
 // readLiveQueueFile reads queue file name in dirfd: the session, if its

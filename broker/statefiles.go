@@ -4,9 +4,7 @@ package broker
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -20,27 +18,33 @@ import (
 // default frame limit, so no state a socket could answer is refused here.
 const maxStateFile = 1 << 20
 
+// stateNames lists the state dir's file names, before the runtime dir is
+// listed: a supervisor writes its file only once its socket exists, so a
+// file listed here whose socket the later listing lacks is a gone
+// supervisor's, never a starting one's. A state dir that cannot be read —
+// missing, a symlink or not a directory (openSubdir), unreadable — has no
+// names: every socket is asked instead (sup doctor reports it).
+func stateNames(runtimeDir string) (dir *os.File, names []string) {
+	d, err := openSubdir(paths.StateFileDir(runtimeDir))
+	if err != nil {
+		return nil, nil
+	}
+	if names, err = d.Readdirnames(-1); err != nil {
+		d.Close()
+		return nil, nil
+	}
+	return d, names
+}
+
 // readStateFiles returns the sessions of live (the session ids with a
-// socket in runtimeDir) whose state file is sound and whose supervisor is
-// alive (its sup_pid answers, as for a queue file): the listings' read,
-// which wakes no supervisor (specs/broker.md, "The state files"). have
-// holds their ids; a live socket not in it has no usable file (not
-// written yet, an older sup, a supervisor that died: its file names a
-// dead pid) and must be asked. With clean, a file whose socket is gone is
-// removed. A missing dir is an empty result.
-func readStateFiles(runtimeDir string, live map[string]bool, clean bool) (sessions []Listing, have map[string]bool, err error) {
-	d, err := os.Open(paths.StateFileDir(runtimeDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("open state dir: %w", err)
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list state dir: %w", err)
-	}
+// socket in runtimeDir) whose state file in d is sound and whose
+// supervisor is alive (its sup_pid answers, as for a queue file): the
+// listing's read, which wakes no supervisor (specs/broker.md, "The state
+// files"). have holds their ids; a live socket not in it has no usable
+// file (not written yet, an older sup, a supervisor that died: its file
+// names a dead pid) and must be asked. With clean, a file whose socket is
+// gone is removed.
+func readStateFiles(runtimeDir string, d *os.File, names []string, live map[string]bool, clean bool) (sessions []Listing, have map[string]bool) {
 	dirfd := int(d.Fd())
 	buf := make([]byte, 16<<10)
 	have = make(map[string]bool, len(names))
@@ -66,7 +70,7 @@ func readStateFiles(runtimeDir string, live map[string]bool, clean bool) (sessio
 		sessions = append(sessions, Listing{Socket: sock, State: st})
 		have[id] = true
 	}
-	return sessions, have, nil
+	return sessions, have
 }
 
 // readStateFile reads dirfd's state file name (buf is reused).

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -130,4 +131,45 @@ func makeStale(t *testing.T, path string) {
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close()
+}
+
+// TestSubdirSymlinkRefused: a symlink in the state or queue dir's place
+// (an agent's plant) is never followed: List asks the sockets instead,
+// the status line's read fails naming it, and no file where it points is
+// read or removed. A state path that is a file, not a dir, is the same.
+func TestSubdirSymlinkRefused(t *testing.T) {
+	dir := shortDir(t)
+	a := ipctest.Serve(t, dir, ipc.State{SessionID: "aaaa", Name: "alpha", SupPID: os.Getpid()})
+	target := t.TempDir()
+	keep := []string{"config.json", "aaaa.json"}
+	for _, n := range keep {
+		if err := os.WriteFile(filepath.Join(target, n), []byte(`{"session_id":"aaaa","name":"forged","sup_pid":1}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sub := range []string{paths.StateFileDir(dir), paths.QueueDir(dir)} {
+		if err := os.Symlink(target, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := List(context.Background(), dir, time.Second)
+	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].State.Name != "alpha" || a.Connections() != 1 {
+		t.Fatalf("List through a symlinked state dir: %v, %v after %d connections; want alpha from its socket", res.Sessions, err, a.Connections())
+	}
+	if _, err := ReadQueueFiles(dir); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("the status line's read through a symlinked queue dir: %v", err)
+	}
+	for _, n := range keep {
+		if _, err := os.Stat(filepath.Join(target, n)); err != nil {
+			t.Errorf("%s where the symlink points: %v", n, err)
+		}
+	}
+	// A file where the state dir should be.
+	os.Remove(paths.StateFileDir(dir))
+	if err := os.WriteFile(paths.StateFileDir(dir), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := List(context.Background(), dir, time.Second); err != nil || len(res.Sessions) != 1 {
+		t.Fatalf("List with a file for a state dir: %v, %v", res.Sessions, err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/sup-tmux/sup/internal/plan"
 	"github.com/sup-tmux/sup/supervisor/activity"
+	"github.com/sup-tmux/sup/supervisor/foreground"
 	"github.com/sup-tmux/sup/supervisor/proc"
 )
 
@@ -103,7 +104,7 @@ func TestUnitChangedOnEveryPublication(t *testing.T) {
 	for name, update := range map[string]func(){
 		"key":            func() { s.agent.key(time.Now(), false) },
 		"focus":          func() { s.agent.setFocused(true, time.Now()) },
-		"foreground":     func() { s.agent.noteForeground(lineLook{}) },
+		"foreground":     func() { s.agent.noteForeground(lineLook{facts: foreground.Facts{Pgrp: 7, Wait: foreground.Reading}}) },
 		"lifecycle":      func() { s.setLifecycle(LifecycleRunning) },
 		"screen verdict": func() { s.noteVerdict(screenVerdict{Rule: "idle", Activity: activity.Ready, At: time.Now()}) },
 		"stall progress": func() { s.agent.stall(time.Now(), time.Hour, 2, "") }, // the look that confirms the change
@@ -117,6 +118,13 @@ func TestUnitChangedOnEveryPublication(t *testing.T) {
 		if !closed(changed) {
 			t.Fatalf("%s: published version %d and the change signal is still open", name, s.owner.load().version)
 		}
+	}
+	// A look that finds what the last one found publishes nothing: an idle
+	// program's look must wake no reader of the change signal.
+	before := s.owner.load().version
+	s.agent.noteForeground(lineLook{facts: foreground.Facts{Pgrp: 7, Wait: foreground.Reading}})
+	if v := s.owner.load().version; v != before {
+		t.Fatalf("an unchanged foreground look published version %d (was %d)", v, before)
 	}
 	if at, what := s.owner.load().progressAt, s.owner.load().progressWhat; at.IsZero() || what != "screen" {
 		t.Fatalf("the stall's progress is not in the snapshot: %v %q", at, what)

@@ -17,13 +17,13 @@ import (
 )
 
 // stateFile publishes the session's whole state — what the socket's
-// `state` answers — to <runtime dir>/state/<id>.json, so that the listings
-// (sup ls, queue, dash, a relay's relay.list) read the fleet without waking
-// it: asking 200 idle supervisors over their sockets wakes 200 processes
-// (issue 30; specs/broker.md, "The state files").
+// `state` answers — to <runtime dir>/state/<id>.json, so that `sup ls`
+// reads the fleet without waking it: asking 200 idle supervisors over
+// their sockets wakes 200 processes (issue 30; specs/broker.md, "The state
+// files"). The verbs that act, or show a prompt for a decision, still ask
+// the socket: a file is any process of the user's to write.
 //
-// publish writes it when the state's encoding differs from the last one
-// written, under the file's own lock, so two writers never leave an older
+// publish writes it when the state differs from the last one written, under the file's own lock, so two writers never leave an older
 // state after a newer one. It runs in the path of every change a reader
 // may act on before the change is announced: every event the socket
 // publishes but a client's connect (activity, lifecycle, trigger, …: the
@@ -53,7 +53,8 @@ type stateFile struct {
 	last      ipc.State // the state written last
 	written   bool      // the file holds last
 	lastWrite time.Time
-	closed    bool // sup is exiting: late changes must not bring the file back
+	failing   error // the last write's error, logged once, until one succeeds
+	closed    bool  // sup is exiting: late changes must not bring the file back
 }
 
 const (
@@ -109,19 +110,30 @@ func (f *stateFile) write() (st ipc.State, due time.Duration) {
 		return st, 0 // the common case, an idle look's: no encoding
 	}
 	now := time.Now()
-	if f.written && sameFacts(st, f.last) && now.Sub(f.lastWrite) < stampGap {
+	// A change of the stamps alone waits stampGap after the last write;
+	// so does a retry after a failed write (a busy agent's output would
+	// otherwise retry, and log, at every look).
+	if (f.failing != nil || f.written && sameFacts(st, f.last)) && now.Sub(f.lastWrite) < stampGap {
 		return st, stampGap - now.Sub(f.lastWrite)
 	}
 	data, err := json.Marshal(st)
 	if err == nil {
 		err = store.WriteStateFile(f.path, data)
 	}
+	f.lastWrite = now
 	if err != nil {
 		f.written = false // retried at the next change
-		f.log.Warn("state_file_failed", "path", f.path, "err", err)
-		return st, 0
+		if f.failing == nil || f.failing.Error() != err.Error() {
+			f.log.Warn("state_file_failed", "path", f.path, "err", err)
+		}
+		f.failing = err
+		return st, stampGap
 	}
-	f.last, f.written, f.lastWrite = st, true, now
+	if f.failing != nil {
+		f.log.Info("state_file_written", "path", f.path, "after", f.failing.Error())
+		f.failing = nil
+	}
+	f.last, f.written = st, true
 	return st, 0
 }
 

@@ -4,10 +4,10 @@ package supervisor
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,13 +46,15 @@ func (f *fakeStates) set(change func(st *ipc.State)) {
 // TestStateFile: the file is the state, 0600 in a 0700 dir; a change on
 // the change signal is written by the goroutine, one through publish at
 // once; a change of the output's stamps alone waits stampGap; operator_busy
-// ends with the quiet window by the clock, no change needed; after remove
-// the file is gone and nothing brings it back.
+// ends with the quiet window by the clock, no change needed; a failing
+// write is logged once and retried; after remove the file is gone and
+// nothing brings it back.
 func TestStateFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state", "s1.json")
 	fs := &fakeStates{st: ipc.State{SessionID: "s1", Name: "a", Activity: "busy"}, quiet: 300 * time.Millisecond}
-	f := newStateFile(path, fs.state, func() time.Duration { return fs.quiet }, &fs.changes, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var logs testutil.Buffer
+	f := newStateFile(path, fs.state, func() time.Duration { return fs.quiet }, &fs.changes, slog.New(slog.NewTextHandler(&logs, nil)))
 	read := func() ipc.State {
 		t.Helper()
 		data, err := os.ReadFile(path)
@@ -114,6 +116,32 @@ func TestStateFile(t *testing.T) {
 		t.Fatalf("after a key: %+v", st)
 	}
 	testutil.WaitUntil(t, 5*time.Second, "operator_busy to end with the quiet window", func() bool { return !read().OperatorBusy })
+
+	// The dir turns into a file: the write fails, logged once however
+	// often the state changes, and retried until it works again.
+	dir := filepath.Dir(path)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		fs.set(func(st *ipc.State) { st.RestartCount = i + 1 })
+		f.publish()
+		fs.changes.poke()
+	}
+	if n := strings.Count(logs.String(), "state_file_failed"); n != 1 {
+		t.Fatalf("%d state_file_failed lines for one failing dir, want 1:\n%s", n, logs.String())
+	}
+	os.Remove(dir)
+	testutil.WaitUntil(t, 5*time.Second, "the retry once the dir is back", func() bool {
+		_, err := os.Stat(path)
+		return err == nil && read().RestartCount == 5
+	})
+	if !strings.Contains(logs.String(), "state_file_written") {
+		t.Fatalf("no state_file_written after the failure ended:\n%s", logs.String())
+	}
 
 	f.remove()
 	stopped = true

@@ -33,8 +33,16 @@ func WriteStateFile(path string, data []byte) error {
 // publishes in a subdirectory of the runtime dir; what names the file's
 // kind in errors.
 func writeRuntimeFile(path string, data []byte, what string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("%s dir: %w", what, err)
+	}
+	// Never through a symlink put in the dir's place: the file would land
+	// in whatever directory it names (the readers refuse one too).
+	if fi, err := os.Lstat(dir); err != nil {
+		return fmt.Errorf("%s dir: %w", what, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s dir %s is a %s, not sup's directory: remove it (sup doctor)", what, dir, fi.Mode().Type())
 	}
 	if err := atomicfile.Write(path, data, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("replace %s file: %w", what, err)

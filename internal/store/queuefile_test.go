@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sup-tmux/sup/internal/paths"
@@ -42,5 +43,22 @@ func TestWriteQueueFile(t *testing.T) {
 	// ReadDir, not Glob: "*" would not match a leftover dot-file.
 	if entries, err := os.ReadDir(filepath.Dir(path)); err != nil || len(entries) != 1 {
 		t.Fatalf("queue dir holds %v (%v), want only the file", entries, err)
+	}
+}
+
+// TestWriteRuntimeFileRefusesSymlinkedDir: a symlink in the queue or state
+// dir's place is refused, and nothing is written where it points.
+func TestWriteRuntimeFileRefusesSymlinkedDir(t *testing.T) {
+	rt := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, paths.StateFileDir(rt)); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteStateFile(paths.StateFile(rt, "s1"), []byte(`{}`))
+	if err == nil || !strings.Contains(err.Error(), "not sup's directory") {
+		t.Fatalf("write through a symlinked state dir: %v", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("the symlink's target got %v", entries)
 	}
 }

@@ -118,6 +118,31 @@ func TestFixPrunesEndedLogsNeverLive(t *testing.T) {
 	}
 }
 
+// TestSymlinkedSessionDir: a symlink in the queue dir's place is a
+// problem --fix removes (the link, not what it names).
+func TestSymlinkedSessionDir(t *testing.T) {
+	e := newEnv(t)
+	target := t.TempDir()
+	os.WriteFile(filepath.Join(target, "config.json"), []byte("{}"), 0o600)
+	if err := os.Symlink(target, paths.QueueDir(e.rt)); err != nil {
+		t.Fatal(err)
+	}
+	fs := e.run(t, false)
+	if f := find(fs, "queue_file", "not sup's directory"); f == nil || f.Severity != Problem || !f.Fixable {
+		t.Fatalf("symlinked queue dir finding %+v", f)
+	}
+	fs = e.run(t, true)
+	if f := find(fs, "queue_file", "not sup's directory"); f == nil || !strings.HasPrefix(f.Fixed, "removed ") {
+		t.Fatalf("after --fix: %+v", f)
+	}
+	if _, err := os.Lstat(paths.QueueDir(e.rt)); !os.IsNotExist(err) {
+		t.Fatalf("the symlink is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(target, "config.json")); err != nil {
+		t.Fatalf("what the symlink named was touched: %v", err)
+	}
+}
+
 func TestStaleSessionFilesAndRuntimeDirMode(t *testing.T) {
 	e := newEnv(t)
 	os.MkdirAll(paths.QueueDir(e.rt), 0o700)
@@ -146,7 +171,7 @@ func TestStaleSessionFilesAndRuntimeDirMode(t *testing.T) {
 	if f := find(fs, "state_file", "its socket is gone"); f == nil || f.Severity != Problem || !f.Fixable || !strings.Contains(f.Fix, "sup ls") {
 		t.Errorf("state file finding %+v", f)
 	}
-	if f := find(fs, "state_file", "not a regular file"); f == nil || f.Severity != Problem {
+	if f := find(fs, "state_file", "not a regular file"); f == nil || f.Severity != Problem || f.Fix != "sup doctor --fix removes it" {
 		t.Errorf("FIFO state file finding %+v", f)
 	}
 	if !HasProblem(fs) {

@@ -114,6 +114,22 @@ func checkSockets(o *Options, dir string) []Finding {
 // check names the finding, what the file; reader is the verb that also
 // removes such a file.
 func checkSessionFiles(o *Options, dir, check, what, fdir, reader string) []Finding {
+	if fi, err := os.Lstat(fdir); err == nil && !fi.IsDir() {
+		// The readers refuse it (broker's openSubdir) and the supervisors
+		// cannot write into it: removing it is safe (a symlink goes, not
+		// what it names), and the next write recreates the dir.
+		f := Finding{Check: check, Severity: Problem, Subject: fdir,
+			Message: fmt.Sprintf("%s is a %s, not sup's directory: sup refuses to read or write %ss through it", fdir, fi.Mode().Type(), what),
+			Fix:     "sup doctor --fix removes it (rm " + fdir + "); the supervisors recreate the directory", Fixable: true}
+		if o.Fix {
+			if err := os.Remove(fdir); err != nil {
+				f.Message += "; removing it failed: " + err.Error()
+			} else {
+				f.Fixed = "removed " + fdir
+			}
+		}
+		return []Finding{f}
+	}
 	entries, err := os.ReadDir(fdir)
 	if err != nil {
 		return nil // none yet
@@ -132,6 +148,11 @@ func checkSessionFiles(o *Options, dir, check, what, fdir, reader string) []Find
 		f := Finding{Check: check, Severity: Problem, Subject: path,
 			Message: "stale " + what + " " + path + ": " + why,
 			Fix:     "sup doctor --fix (or " + reader + ") removes it", Fixable: true}
+		if strings.HasPrefix(why, "it is not a regular file") {
+			// Not stale: planted. The readers skip it and ask the socket.
+			f.Message = what + " " + path + ": " + why
+			f.Fix = "sup doctor --fix removes it"
+		}
 		if o.Fix {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				f.Message += "; removing it failed: " + err.Error()
@@ -156,7 +177,7 @@ func sessionFileStale(dir, id, path string) string {
 	}
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		// A FIFO would block the read below; sup writes only files.
-		return "it is not a regular file (" + fi.Mode().Type().String() + "): sup never writes one"
+		return "it is not a regular file (" + fi.Mode().Type().String() + "): sup never writes one; readers skip it"
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
