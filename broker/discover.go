@@ -88,7 +88,7 @@ func discover(ctx context.Context, dir string, timeout time.Duration, also func(
 		have map[string]bool // sessions read from their state files
 	)
 	if stateDir != nil {
-		res.Sessions, have = readStateFiles(dir, stateDir, stateFiles, socketIDs(entries), clean)
+		res.Sessions, have = readStateFiles(dir, stateDir, stateFiles, entries, clean)
 	}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".sock")

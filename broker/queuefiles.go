@@ -82,8 +82,7 @@ func openSubdir(path string) (*os.File, error) {
 }
 
 // listedSockets is the set of session ids with a socket in runtimeDir: one
-// listing instead of a stat per file (a file named *.sock that is not a
-// socket is no session). A missing dir has none.
+// listing instead of a stat per file. A missing dir has none.
 func listedSockets(runtimeDir string) (map[string]bool, error) {
 	d, err := os.Open(runtimeDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -93,23 +92,17 @@ func listedSockets(runtimeDir string) (map[string]bool, error) {
 		return nil, fmt.Errorf("open runtime dir: %w", err)
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
+	names, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, fmt.Errorf("list runtime dir: %w", err)
 	}
-	return socketIDs(entries), nil
-}
-
-// socketIDs is the set of session ids of the sockets among a runtime
-// dir's entries.
-func socketIDs(entries []fs.DirEntry) map[string]bool {
-	live := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok && e.Type()&fs.ModeSocket != 0 {
+	live := make(map[string]bool, len(names))
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".sock"); ok {
 			live[id] = true
 		}
 	}
-	return live
+	return live, nil
 }
 
 // readLiveQueueFile reads queue file name in dirfd: the session, if its

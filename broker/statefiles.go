@@ -36,15 +36,24 @@ func stateNames(runtimeDir string) (dir *os.File, names []string) {
 	return d, names
 }
 
-// readStateFiles returns the sessions of live (the session ids with a
-// socket in runtimeDir) whose state file in d is sound and whose
-// supervisor is alive (its sup_pid answers, as for a queue file): the
-// listing's read, which wakes no supervisor (specs/broker.md, "The state
-// files"). have holds their ids; a live socket not in it has no usable
-// file (not written yet, an older sup, a supervisor that died: its file
-// names a dead pid) and must be asked. With clean, a file whose socket is
-// gone is removed.
-func readStateFiles(runtimeDir string, d *os.File, names []string, live map[string]bool, clean bool) (sessions []Listing, have map[string]bool) {
+// readStateFiles returns the sessions whose state file in d is sound,
+// whose <id>.sock in the runtime dir's entries is a socket (not a symlink
+// or a file of that name: those are dialled, so the client's checks
+// apply), and whose supervisor is alive (its sup_pid answers, as for a
+// queue file): the listing's read, which wakes no supervisor
+// (specs/broker.md, "The state files"). have holds their ids; a socket
+// not in it has no usable file (not written yet, an older sup, a
+// supervisor that died: its file names a dead pid) and must be asked.
+// With clean, a file with no <id>.sock at all is removed.
+func readStateFiles(runtimeDir string, d *os.File, names []string, entries []os.DirEntry, clean bool) (sessions []Listing, have map[string]bool) {
+	listed := make(map[string]bool, len(entries))
+	sockets := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok {
+			listed[id] = true
+			sockets[id] = e.Type()&os.ModeSocket != 0
+		}
+	}
 	dirfd := int(d.Fd())
 	buf := make([]byte, 16<<10)
 	have = make(map[string]bool, len(names))
@@ -53,11 +62,14 @@ func readStateFiles(runtimeDir string, d *os.File, names []string, live map[stri
 		if !ok || strings.HasPrefix(id, ".") {
 			continue // a writer's temporary file, or not ours
 		}
-		if !live[id] {
+		if !listed[id] {
 			if clean {
 				unix.Unlinkat(dirfd, name, 0) // Best effort: another reader may have won.
 			}
 			continue
+		}
+		if !sockets[id] {
+			continue // asked over its "socket", which the dial checks
 		}
 		st, err := readStateFile(dirfd, name, &buf)
 		if err != nil || st.SessionID != id || !ipc.PIDAlive(st.SupPID) {

@@ -71,6 +71,12 @@ func TestListReadsStateFiles(t *testing.T) {
 	if err := os.Rename(paths.StateFile(dir, "zzzz"), paths.StateFile(dir, "dddd")); err != nil {
 		t.Fatal(err)
 	}
+	// A plain file named like a socket, with a live-looking state file:
+	// no session from the file (the "socket" is dialled and fails).
+	if err := os.WriteFile(filepath.Join(dir, "hhhh.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeState(t, dir, ipc.State{SessionID: "hhhh", Name: "phantom", SupPID: me})
 	orphan := ipc.State{SessionID: "9999", Name: "orphan", SupPID: me}
 	writeState(t, dir, orphan)
 	stale := filepath.Join(dir, "dead.sock")
@@ -95,6 +101,9 @@ func TestListReadsStateFiles(t *testing.T) {
 		if byID[id].Name != id+"-socket" || s.Connections() != 1 {
 			t.Errorf("%s: listed as %q after %d connections; want its socket's state, asked once", id, byID[id].Name, s.Connections())
 		}
+	}
+	if _, ok := byID["hhhh"]; ok || !hasError(res, "hhhh.sock") {
+		t.Errorf("a plain file named hhhh.sock: listed %v, errors %v; want no session and its dial's error", byID["hhhh"], res.Errors)
 	}
 	if _, err := os.Stat(paths.StateFile(dir, "9999")); !os.IsNotExist(err) {
 		t.Errorf("the state file of a session with no socket is still there: %v", err)
@@ -172,4 +181,13 @@ func TestSubdirSymlinkRefused(t *testing.T) {
 	if res, err := List(context.Background(), dir, time.Second); err != nil || len(res.Sessions) != 1 {
 		t.Fatalf("List with a file for a state dir: %v, %v", res.Sessions, err)
 	}
+}
+
+func hasError(res Result, socket string) bool {
+	for _, e := range res.Errors {
+		if filepath.Base(e.Socket) == socket {
+			return true
+		}
+	}
+	return false
 }
