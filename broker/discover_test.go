@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -50,12 +51,9 @@ func TestDiscover(t *testing.T) {
 	serve(t, dir, ipc.State{SessionID: "bbbb", Name: "beta"})
 	serve(t, dir, ipc.State{SessionID: "aaaa", Name: "alpha"})
 	stale := filepath.Join(dir, "dead.sock")
-	l, err := net.Listen("unix", stale)
-	if err != nil {
+	if err := testutil.LeaveStaleSocket(stale); err != nil {
 		t.Fatal(err)
 	}
-	l.(*net.UnixListener).SetUnlinkOnClose(false)
-	l.Close()
 	mute := filepath.Join(dir, "mute.sock")
 	ml, err := net.Listen("unix", mute)
 	if err != nil {

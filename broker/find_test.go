@@ -5,7 +5,6 @@ package broker
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -75,12 +75,9 @@ func TestFindDialsOneSocket(t *testing.T) {
 			// A stale socket, as a SIGKILLed supervisor leaves: a read
 			// leaves it for the listings to remove.
 			stale := filepath.Join(f.RuntimeDir, "deadbeef0000.sock")
-			ln, err := net.Listen("unix", stale)
-			if err != nil {
+			if err := testutil.LeaveStaleSocket(stale); err != nil {
 				t.Fatal(err)
 			}
-			ln.(*net.UnixListener).SetUnlinkOnClose(false)
-			ln.Close()
 			target := sups[n/2].State()
 			for _, name := range []string{target.Name, target.SessionID, target.SessionID[:5], target.Document, "doc" + target.Document[len("/work/doc"):]} {
 				before := connections(sups)

@@ -5,7 +5,6 @@ package broker
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
 	"github.com/sup-tmux/sup/internal/testing/ipctest"
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -81,7 +81,9 @@ func TestListReadsStateFiles(t *testing.T) {
 	writeState(t, dir, orphan)
 	stale := filepath.Join(dir, "dead.sock")
 	writeState(t, dir, ipc.State{SessionID: "dead", Name: "dead", SupPID: deadPID(t)})
-	makeStale(t, stale)
+	if err := testutil.LeaveStaleSocket(stale); err != nil {
+		t.Fatal(err)
+	}
 
 	res, err := List(context.Background(), dir, time.Second)
 	if err != nil {
@@ -129,17 +131,6 @@ func TestListReadsStateFiles(t *testing.T) {
 			t.Fatalf("read %d did not ask alpha's socket: %v", i, res.Sessions[0].State)
 		}
 	}
-}
-
-// makeStale leaves a socket file at path that nobody listens on.
-func makeStale(t *testing.T, path string) {
-	t.Helper()
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	ln.Close()
 }
 
 // TestSubdirSymlinkRefused: a symlink in the state or queue dir's place

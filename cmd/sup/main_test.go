@@ -155,10 +155,7 @@ func staleSocket(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: stale-socket PATH")
 	}
-	ln, err := net.Listen("unix", ts.MkAbs(args[0]))
-	ts.Check(err)
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	ts.Check(ln.Close())
+	ts.Check(testutil.LeaveStaleSocket(ts.MkAbs(args[0])))
 }
 
 // holdPort is the script command `hold-port VAR`: it listens on a free
