@@ -106,6 +106,7 @@ func (s *Screen) check() error {
 // after a gap").
 type tracked struct {
 	alt, cursorKeys, origin, autowrap, cursor, focus, paste, sync, insert bool
+	savedSet, savedOrigin                                                 bool
 	mouse                                                                 mouseModes
 	title, agentState                                                     string
 }
@@ -113,7 +114,8 @@ type tracked struct {
 func trackedOf(s *Screen) tracked {
 	return tracked{alt: s.altActive, cursorKeys: s.cursorKeys, origin: s.origin, autowrap: s.autowrap,
 		cursor: s.cursorVisible, focus: s.sig.FocusReporting, paste: s.sig.BracketedPaste, sync: s.synchronized,
-		insert: s.insert, mouse: s.mouse, title: s.sig.Title, agentState: s.sig.AgentState}
+		insert: s.insert, savedSet: s.saved.set, savedOrigin: s.saved.origin,
+		mouse: s.mouse, title: s.sig.Title, agentState: s.sig.AgentState}
 }
 
 // FuzzResync cuts a stream into what the screen applied, what a gap lost
@@ -127,6 +129,10 @@ func FuzzResync(f *testing.F) {
 	f.Add([]byte("\x1b[?1;2004h\x1bc\x1b[?1049hx\x1b]7501;state=working\x1b\\\x1b[?1000;1006hy"), uint16(2), uint16(9), uint16(30))
 	f.Add([]byte("\x1bPtmux;\x1b\x1b[?1049h\x1b\\\x1b[4h\x1b[?25l\x1b[?2026h"), uint16(0), uint16(12), uint16(5))
 	f.Add([]byte("\x1b]2;cut\x1b[?2004h\x1b[?;1049\x18h\x1b[?7;6l"), uint16(1), uint16(6), uint16(3))
+	// CI's find: origin mode comes back with DECRC (ESC 8, CSI u), which
+	// the scanner once ignored; DECALN and RIS clear it and the save.
+	f.Add([]byte("x\x1b[?6h\x1b8y"), uint16(1), uint16(7), uint16(3))
+	f.Add([]byte("\x1b[?6h\x1b7\x1b[?6l\x1b[s\x1b8\x1b#8\x1b[?6h\x1b[u\x1bc\x1b8"), uint16(5), uint16(9), uint16(7))
 	f.Fuzz(func(t *testing.T, data []byte, applied, lost, split uint16) {
 		i := int(applied) % (len(data) + 1)
 		j := i + int(lost)%(len(data)-i+1)

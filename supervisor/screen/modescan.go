@@ -53,6 +53,9 @@ type streamState struct {
 	modes      modes
 	title      string
 	agentState string
+	// saved is DECSC's origin mode (the one saved-cursor field a later
+	// DECRC turns back into a tracked mode); savedSet says a save stands.
+	savedSet, savedOrigin bool
 }
 
 // scanState is where the scanner is in the escape syntax.
@@ -214,6 +217,12 @@ func (ms *modeScan) step(b byte) {
 		case b == 'c':
 			ms.fullReset()
 			ms.st = scanGround
+		case b == '7': // DECSC
+			ms.saveCursor()
+			ms.st = scanGround
+		case b == '8': // DECRC
+			ms.restoreCursor()
+			ms.st = scanGround
 		default:
 			ms.st = scanGround
 		}
@@ -221,6 +230,9 @@ func (ms *modeScan) step(b byte) {
 		if b >= 0x20 && b < 0x30 {
 			ms.inter = b
 			return
+		}
+		if ms.inter == '#' && b == '8' { // DECALN
+			ms.state.modes &^= modeOrigin
 		}
 		ms.st = scanGround
 	case scanDCSEntry, scanDCSParam, scanDCSInter:
@@ -272,7 +284,18 @@ func (ms *modeScan) csiByte(b byte) {
 		ms.inter = b
 	default: // the final byte
 		ms.st = scanGround
-		if ms.inter != 0 || (b != 'h' && b != 'l') {
+		if ms.inter != 0 {
+			return
+		}
+		if ms.prefix == 0 && ms.np == 0 && (b == 's' || b == 'u') { // SCOSC, SCORC
+			if b == 's' {
+				ms.saveCursor()
+			} else {
+				ms.restoreCursor()
+			}
+			return
+		}
+		if b != 'h' && b != 'l' {
 			return
 		}
 		on := b == 'h'
@@ -327,6 +350,21 @@ func (ms *modeScan) endString() {
 // default but the alternate screen, which RIS leaves as it is in tmux.
 func (ms *modeScan) fullReset() {
 	ms.state.modes = defaultModes | ms.state.modes&modeAlt
+	ms.state.savedSet, ms.state.savedOrigin = false, false
+}
+
+// saveCursor is DECSC as far as a tracked mode goes: it saves origin mode.
+func (ms *modeScan) saveCursor() {
+	ms.state.savedSet, ms.state.savedOrigin = true, ms.state.modes&modeOrigin != 0
+}
+
+// restoreCursor is DECRC: origin mode comes back as saved, or off when
+// nothing was (the Screen's restoreCursor).
+func (ms *modeScan) restoreCursor() {
+	ms.state.modes &^= modeOrigin
+	if ms.state.savedSet && ms.state.savedOrigin {
+		ms.state.modes |= modeOrigin
+	}
 }
 
 // prime returns bytes that put a freshly reset parser where the scanner
@@ -428,6 +466,13 @@ func (s *Screen) resync(mark *scanMark, gap int64) {
 	off := s.offset + gap
 	s.resetParser()
 	s.Write(mark.state.replay())
+	// DECSC's origin: no sequence unsets a save, so it is set directly;
+	// the rest of a save (position, rendition) is drawn state, not tracked.
+	if mark.state.savedSet {
+		s.saved.set, s.saved.origin = true, mark.state.savedOrigin
+	} else {
+		s.saved = savedCursor{}
+	}
 	s.resetParser()
 	s.Write(mark.prime())
 	s.offset = off
