@@ -5,6 +5,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,7 +25,14 @@ import (
 //
 // It also returns the CPU ticks the tmux server and (via sup) the
 // supervisor spent in the window: where a slower round's time went.
-func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake string, n int) (d time.Duration, tmuxTicks, supTicks int) {
+//
+// via says what stands between the flood and the pane: nothing, sup, or
+// one of the two reference relays — util-linux's script(1), a C
+// poll/read/write loop, and testdata/ptyrelay, Go's io.Copy from a pty —
+// which do no work of their own: what a pty hop costs on the machine
+// whoever relays it.
+func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, via relay, fake string, n int) (d time.Duration, tmuxTicks, supTicks int) {
+	viaSup := via.kind == relaySup
 	var words []string
 	for _, w := range floodArgs(fake, n) {
 		words = append(words, shellquote.Quote(w))
@@ -33,6 +41,12 @@ func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake s
 	script := signal + "started; " + strings.Join(words, " ") + "; " + signal + "flooded"
 	argv := []string{"sh", "-c", script}
 	var env map[string]string
+	switch via.kind {
+	case relayScript:
+		argv = []string{"script", "-qfec", "sh -c " + shellquote.Quote(script), "/dev/null"}
+	case relayGo:
+		argv = append([]string{via.bin}, argv...)
+	}
 	if viaSup {
 		argv = append([]string{e.sup, "start", "--profile", "shell", e.doc(), "--"}, argv...)
 		env = map[string]string{
@@ -77,20 +91,50 @@ func floodPane(t *testing.T, tm *testutil.Tmux, e *benchEnv, viaSup bool, fake s
 // benchPaneFlood: the flood in a tmux pane with a client attached, bare
 // and through sup, interleaved round by round (issue 30's figure: what a
 // human sees when an agent's pane floods).
+// relay is what a flood passes through on its way to the pane.
+type relay struct {
+	kind relayKind
+	bin  string // relayGo: testdata/ptyrelay
+}
+
+type relayKind int
+
+const (
+	relayNone relayKind = iota
+	relaySup
+	relayScript
+	relayGo
+)
+
 func benchPaneFlood(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	goRelay := relay{kind: relayGo, bin: testutil.BuildPackage(t, "./testdata/ptyrelay")}
+	_, err := exec.LookPath("script")
+	haveScript := err == nil
 	tm := testutil.NewTmux(t)
 	tm.AttachClient(t)
 	n := sz.paneFloodBytes
 	mbs := func(d time.Duration) float64 { return float64(n) / 1e6 / d.Seconds() }
-	var bare, sup, ratios []float64
+	var bare, sup, ratios, scriptRatios, goRatios []float64
 	var tmuxBare, tmuxSup, supCPU int
 	for range sz.paneFloodRuns {
-		db, tb, _ := floodPane(t, tm, e, false, fake, n)
-		ds, ts, ss := floodPane(t, tm, e, true, fake, n)
+		db, tb, _ := floodPane(t, tm, e, relay{}, fake, n)
+		ds, ts, ss := floodPane(t, tm, e, relay{kind: relaySup}, fake, n)
+		dg, _, _ := floodPane(t, tm, e, goRelay, fake, n)
 		b, s := mbs(db), mbs(ds)
 		bare, sup, ratios = append(bare, b), append(sup, s), append(ratios, s/b)
+		goRatios = append(goRatios, mbs(dg)/b)
+		if haveScript {
+			dc, _, _ := floodPane(t, tm, e, relay{kind: relayScript}, fake, n)
+			scriptRatios = append(scriptRatios, mbs(dc)/b)
+		}
 		tmuxBare, tmuxSup, supCPU = tmuxBare+tb, tmuxSup+ts, supCPU+ss
+	}
+	floor := "; any relay ÷ bare, median: Go io.Copy (testdata/ptyrelay) " + strconv.FormatFloat(Percentile(goRatios, 50), 'f', 2, 64)
+	if haveScript {
+		floor += ", C script(1) " + strconv.FormatFloat(Percentile(scriptRatios, 50), 'f', 2, 64)
+	} else {
+		floor += ", C script(1) not installed (util-linux)"
 	}
 	mb := float64(n) / 1e6 * float64(sz.paneFloodRuns)
 	perMB := func(ticks int) string { return strconv.FormatFloat(float64(ticks)*10/mb, 'f', 1, 64) }
@@ -98,7 +142,7 @@ func benchPaneFlood(t *testing.T, e *benchEnv, sz sizes) []Figure {
 	f := Figure{Section: section, Name: "sup start in the pane", Unit: "MB/s", Goal: "≥ 0.85× bare pane",
 		Note: "per-round ratios " + joinFloats(ratios) + ", median " + strconv.FormatFloat(Percentile(ratios, 50), 'f', 2, 64) +
 			"; CPU ms/MB: tmux server " + perMB(tmuxBare) + " bare, " + perMB(tmuxSup) + " via sup; sup " + perMB(supCPU) +
-			"; loadavg " + loadavg()}
+			floor + "; loadavg " + loadavg()}
 	f.Summarise(sup)
 	f.SummariseBaseline("bare pane", bare)
 	f.Judge(f.Ratio >= 0.85)
