@@ -48,10 +48,20 @@ func TestBench(t *testing.T) {
 	if os.Getenv("SUP_BENCH") == "full" {
 		sz = fullSizes
 	}
-	bins := testutil.Build(t)
-	env := newBenchEnv(t, bins.Sup)
+	sup := testutil.Build(t).Sup
+	// SUP_BENCH_SUP measures another build of sup (an older commit's
+	// `make build`) with this harness: a before and after in one sitting
+	// without porting the harness back. Only the binary under test
+	// changes; fakeagent and the reference relays are this tree's.
+	if other := os.Getenv("SUP_BENCH_SUP"); other != "" {
+		if fi, err := os.Stat(other); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			t.Fatalf("SUP_BENCH_SUP=%q: want the path of an executable sup binary (%v)", other, err)
+		}
+		sup = other
+	}
+	env := newBenchEnv(t, sup)
 	start := time.Now()
-	r := &Report{Date: start, Mode: sz.mode, Machine: ThisMachine()}
+	r := &Report{Date: start, Mode: sz.mode, Machine: ThisMachine(), Sup: sup}
 	// SUP_BENCH_ONLY=2b,4 runs only those sections (the numbers of the
 	// table; 2a is the pty flood, 2b the flood in an attached pane): a
 	// figure remeasured on its own, as on a shared machine. The full run's

@@ -51,6 +51,8 @@ type Report struct {
 	Mode    string    `json:"mode"` // full or smoke
 	Machine Machine   `json:"machine"`
 	Figures []Figure  `json:"figures"`
+	// Sup is the binary measured (SUP_BENCH_SUP, or this tree's build).
+	Sup string `json:"sup"`
 	// Elapsed is how long the run took.
 	Elapsed string `json:"elapsed"`
 }
@@ -109,6 +111,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	m := r.Machine
 	fmt.Fprintf(w, "sup bench (%s) %s — %d cores, %s, %s, loadavg %s, took %s\n\n",
 		r.Mode, r.Date.Format("2006-01-02 15:04"), m.Cores, m.Go, m.Kernel, m.LoadAvg, r.Elapsed)
+	if r.Sup != "" {
+		fmt.Fprintf(w, "sup measured: %s\n\n", r.Sup)
+	}
 	fmt.Fprintf(w, "%-44s %5s %11s %11s  %-30s %7s  %-18s %s\n",
 		"figure", "n", "median", "p95", "baseline (median / p95)", "ratio", "goal", "met")
 	section := ""
