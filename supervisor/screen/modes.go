@@ -128,25 +128,31 @@ func (s *Screen) switchScreen(on, cursor bool) {
 		if s.altActive {
 			return
 		}
+		// tmux saves the rendition on every entry, the position only
+		// on ?1049h (screen_alternate_on).
+		s.altSaved.pen = s.pen
 		if cursor {
-			s.altSaved = savedCursor{set: true, x: s.x, y: s.y, pen: s.pen}
+			s.altSaved.set, s.altSaved.x, s.altSaved.y = true, s.x, s.y
 		}
 		s.altActive = true
 		s.buf = &s.alt
 		s.clearAlt()
 		s.whole++
 	} else {
-		if !s.altActive {
-			return
-		}
-		s.altActive = false
-		s.buf = &s.main
+		// ?1049l restores the last ?1049h's cursor whether or not the
+		// alternate screen is on: tmux keeps it after leaving (and
+		// across RIS) and restores it first (screen_alternate_off).
 		if cursor && s.altSaved.set {
 			sv := s.altSaved
 			s.x, s.y = min(sv.x, s.cols-1), min(sv.y, s.rows-1)
 			s.pendingWrap = false
 			s.pen = sv.pen
 		}
+		if !s.altActive {
+			return
+		}
+		s.altActive = false
+		s.buf = &s.main
 	}
 	s.sig.AltScreen = on
 	s.emit(SignalAltScreen, onOff(on))

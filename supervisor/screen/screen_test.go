@@ -203,6 +203,13 @@ var altCases = []screenCase{
 	{name: "1047", in: mainScreen + "\x1b[?1047hALT\x1b[?1047l", want: "main1|main2", cx: 8, cy: 1},
 	{name: "re-entering starts blank", in: "\x1b[?1049hfirst\x1b[?1049l\x1b[?1049h", want: "", cx: 0, cy: 0},
 	{name: "leaving when not in alt does nothing", in: mainScreen + "\x1b[?1049l", want: "main1|main2", cx: 5, cy: 1},
+	// tmux keeps the cursor ?1049h saved after the alternate screen is
+	// left (even across RIS) and ?1049l restores it, in the alternate
+	// screen or not; ?47h saves the rendition only.
+	{name: "1049l outside alt restores the last 1049h cursor", in: "\x1b[3;4H\x1b[?1049h\x1b[?1049l\x1b[1;1H\x1b[?1049lX", want: "||   X", cx: 4, cy: 2},
+	{name: "the 1049h cursor survives RIS", in: "\x1b[2;6H\x1b[?1049h\x1b[?1049l\x1bc\x1b[?1049lX", want: "|     X", cx: 6, cy: 1},
+	{name: "1049l after 47h restores the 1049h cursor", in: "\x1b[2;2H\x1b[?1049h\x1b[?1049l\x1b[4;1H\x1b[?47hA\x1b[?1049lX", want: "| X", cx: 2, cy: 1},
+	{name: "1047l restores no cursor", in: "\x1b[2;2H\x1b[?1049h\x1b[?1049l\x1b[4;1H\x1b[?1047lX", want: "|||X", cx: 1, cy: 3},
 }
 
 var ignoredCases = []screenCase{
