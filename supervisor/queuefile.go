@@ -30,7 +30,16 @@ type queueFile struct {
 	last    ipc.QueueFacts
 	written bool // the file holds last
 	closed  bool // sup is exiting: late changes must not bring the file back
+	// failing is the last write's error while writes fail; retry is
+	// armed then, so the file comes back once the fault is gone (a
+	// symlink in the dir's place removed) without waiting for a change.
+	failing error
+	retry   *time.Timer
 }
+
+// queueRetry spaces the writes of a failing queue file, as stampGap
+// spaces the state file's.
+const queueRetry = 250 * time.Millisecond
 
 // publish writes the file if a fact changed since the last write.
 func (q *queueFile) publish() {
@@ -44,9 +53,21 @@ func (q *queueFile) publish() {
 		return
 	}
 	if err := store.WriteQueueFile(q.path, f); err != nil {
-		q.written = false // retried on the next change
-		q.log.Warn("queue_file_failed", "path", q.path, "err", err)
+		q.written = false
+		if q.failing == nil || q.failing.Error() != err.Error() {
+			q.log.Warn("queue_file_failed", "path", q.path, "err", err, "retry_in", queueRetry.String())
+		}
+		q.failing = err
+		if q.retry == nil {
+			q.retry = time.AfterFunc(queueRetry, q.publish)
+		} else {
+			q.retry.Reset(queueRetry)
+		}
 		return
+	}
+	if q.failing != nil {
+		q.log.Info("queue_file_written", "path", q.path, "after", q.failing.Error())
+		q.failing = nil
 	}
 	q.last, q.written = f, true
 }
@@ -71,6 +92,9 @@ func (q *queueFile) remove() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
+	if q.retry != nil {
+		q.retry.Stop()
+	}
 	if err := os.Remove(q.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		q.log.Warn("queue_file_remove_failed", "path", q.path, "err", err)
 	}

@@ -11,20 +11,24 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/ipc"
 	"golang.org/x/sys/unix"
 )
 
 // socketWatch keeps the control socket reachable when someone deletes it or
 // its runtime dir (rm -rf, a tmp cleaner): it recreates the dir (0700) and
-// listens anew, leaving the agent alone. It waits on inotify, so an idle
+// listens anew, leaving the agent alone. When only the queue or state
+// directory goes (deleted, or moved away and maybe replaced), the
+// session's files are written again, so `sup status-line` does not lose
+// a session that had nothing new to say. It waits on inotify, so an idle
 // supervisor never wakes up for it (specs/reliability.md).
 type socketWatch struct {
 	dir, sock string
 	srv       *ipc.Server
 	ln        net.Listener
 	log       *slog.Logger
-	relisted  func()   // after the socket was recreated
+	relisted  func()   // after the socket was recreated, or the session files' dir went
 	f         *os.File // the inotify instance, non-blocking via the poller
 	wd        int
 	quit      chan struct{} // closed by stop
@@ -65,7 +69,8 @@ func (w *socketWatch) run() {
 	buf := make([]byte, 64*1024)
 	for {
 		w.f.SetReadDeadline(time.Time{})
-		if !w.lostIn(buf) {
+		lost := w.lostIn(buf)
+		if lost == lostNothing {
 			return
 		}
 		// Settle: read (and ignore) what follows within watchSettle.
@@ -79,6 +84,10 @@ func (w *socketWatch) run() {
 			}
 		}
 		if _, err := os.Lstat(w.sock); !errors.Is(err, fs.ErrNotExist) {
+			if lost == lostFiles {
+				w.log.Info("session_files_rewritten", "dir", w.dir)
+				w.relisted()
+			}
 			continue // only another file went, or the socket is back
 		}
 		if !w.relisten() {
@@ -87,14 +96,22 @@ func (w *socketWatch) run() {
 	}
 }
 
-// lostIn blocks for events and reports true once one may have taken the
-// socket (false: the watch was closed).
-func (w *socketWatch) lostIn(buf []byte) bool {
+// What an event took, as lostIn reports it.
+type lost int
+
+const (
+	lostNothing lost = iota // the watch was closed
+	lostSocket              // the socket, or the whole dir
+	lostFiles               // the queue or state directory
+)
+
+// lostIn blocks for events and reports what one may have taken.
+func (w *socketWatch) lostIn(buf []byte) lost {
 	name := filepath.Base(w.sock)
 	for {
 		n, err := w.f.Read(buf)
 		if err != nil {
-			return false
+			return lostNothing
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
@@ -103,10 +120,14 @@ func (w *socketWatch) lostIn(buf []byte) bool {
 			switch {
 			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
 				w.log.Warn("runtime_dir_lost", "path", w.dir, "mask", ev.Mask)
-				return true
+				return lostSocket
 			case ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0 && string(nameBytes) == name:
 				w.log.Warn("socket_lost", "path", w.sock)
-				return true
+				return lostSocket
+			case ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0 &&
+				(string(nameBytes) == paths.QueueDirName || string(nameBytes) == paths.StateFileDirName):
+				w.log.Warn("session_files_lost", "path", filepath.Join(w.dir, string(nameBytes)))
+				return lostFiles
 			}
 		}
 	}

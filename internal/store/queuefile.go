@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -29,6 +30,29 @@ func WriteStateFile(path string, data []byte) error {
 	return writeRuntimeFile(path, data, "state")
 }
 
+// TypeName names a file's type in words, with its article, for errors
+// ("a symlink"): fs.FileMode's own String reads "L---------".
+func TypeName(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t == 0:
+		return "a regular file"
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symlink"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file (" + t.String() + ")"
+	}
+}
+
 // writeRuntimeFile is the one atomic write of a file a supervisor
 // publishes in a subdirectory of the runtime dir; what names the file's
 // kind in errors.
@@ -42,7 +66,7 @@ func writeRuntimeFile(path string, data []byte, what string) error {
 	if fi, err := os.Lstat(dir); err != nil {
 		return fmt.Errorf("%s dir: %w", what, err)
 	} else if !fi.IsDir() {
-		return fmt.Errorf("%s dir %s is a %s, not sup's directory: remove it (sup doctor)", what, dir, fi.Mode().Type())
+		return fmt.Errorf("%s dir %s is %s, not sup's directory: remove it (sup doctor)", what, dir, TypeName(fi.Mode()))
 	}
 	if err := atomicfile.Write(path, data, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("replace %s file: %w", what, err)

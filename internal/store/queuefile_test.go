@@ -55,7 +55,7 @@ func TestWriteRuntimeFileRefusesSymlinkedDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := WriteStateFile(paths.StateFile(rt, "s1"), []byte(`{}`))
-	if err == nil || !strings.Contains(err.Error(), "not sup's directory") {
+	if err == nil || !strings.Contains(err.Error(), "is a symlink, not sup's directory") {
 		t.Fatalf("write through a symlinked state dir: %v", err)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {

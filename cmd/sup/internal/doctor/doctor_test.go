@@ -128,7 +128,7 @@ func TestSymlinkedSessionDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := e.run(t, false)
-	if f := find(fs, "queue_file", "not sup's directory"); f == nil || f.Severity != Problem || !f.Fixable {
+	if f := find(fs, "queue_file", "is a symlink, not sup's directory"); f == nil || f.Severity != Problem || !f.Fixable {
 		t.Fatalf("symlinked queue dir finding %+v", f)
 	}
 	fs = e.run(t, true)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sup-tmux/sup/internal/store"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,7 +120,7 @@ func checkSessionFiles(o *Options, dir, check, what, fdir, reader string) []Find
 		// cannot write into it: removing it is safe (a symlink goes, not
 		// what it names), and the next write recreates the dir.
 		f := Finding{Check: check, Severity: Problem, Subject: fdir,
-			Message: fmt.Sprintf("%s is a %s, not sup's directory: sup refuses to read or write %ss through it", fdir, fi.Mode().Type(), what),
+			Message: fmt.Sprintf("%s is %s, not sup's directory: sup refuses to read or write %ss through it", fdir, store.TypeName(fi.Mode()), what),
 			Fix:     "sup doctor --fix removes it (rm " + fdir + "); the supervisors recreate the directory", Fixable: true}
 		if o.Fix {
 			if err := os.Remove(fdir); err != nil {
