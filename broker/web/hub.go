@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sort"
 	"sync"
@@ -110,6 +111,9 @@ type Hub struct {
 	now    func() time.Time
 	log    *slog.Logger
 	screen func(ctx context.Context, l broker.Listing) (ipc.ScreenResult, error)
+	// retry is the first pause before a timed-out screen read is tried
+	// again (screenRetry; tests shorten it).
+	retry time.Duration
 
 	mu         sync.Mutex
 	rows       map[string]*Row
@@ -122,7 +126,7 @@ type Hub struct {
 }
 
 func newHub(now func() time.Time, log *slog.Logger, screen func(context.Context, broker.Listing) (ipc.ScreenResult, error)) *Hub {
-	return &Hub{now: now, log: log, screen: screen, rows: map[string]*Row{}, hosts: map[string]string{},
+	return &Hub{now: now, log: log, screen: screen, retry: screenRetry, rows: map[string]*Row{}, hosts: map[string]string{},
 		pages: map[*page]struct{}{}, reading: map[string]bool{}, stale: map[string]bool{}, ctx: context.Background()}
 }
 
@@ -174,6 +178,13 @@ func (h *Hub) hostsCopy() map[string]string {
 	return m
 }
 
+// A screen read that timed out is tried again after screenRetry, then
+// twice as long each time, up to maxScreenRetry.
+const (
+	screenRetry    = 500 * time.Millisecond
+	maxScreenRetry = 16 * time.Second
+)
+
 // readScreen re-reads row id's screen aside, one read per row at a time:
 // a change during a read asks for one more read after it, so a burst of
 // events costs two reads, not one per event. h.mu held.
@@ -188,6 +199,7 @@ func (h *Hub) readScreen(id string) {
 	h.reading[id] = true
 	r := h.rows[id]
 	go func() {
+		retry := h.retry
 		for {
 			ctx, cancel := context.WithTimeout(h.ctx, 2*time.Second)
 			res, err := h.screen(ctx, r.listing)
@@ -200,6 +212,26 @@ func (h *Hub) readScreen(id string) {
 				h.broadcast(message{Type: "session", Row: cur})
 			} else if err != nil {
 				h.log.Debug("web: screen", "session", r.Name, "err", err)
+			}
+			var answered *ipc.Error
+			if err != nil && ok && !errors.As(err, &answered) && retry <= maxScreenRetry*h.retry/screenRetry && h.ctx.Err() == nil {
+				// Not read, and not refused: the supervisor did not answer
+				// in time (a loaded machine, a large screen). Nothing else
+				// asks again until the session changes, so the row would
+				// stay without its screen: read again after a pause.
+				h.mu.Unlock()
+				select {
+				case <-time.After(retry):
+				case <-h.ctx.Done():
+				}
+				retry *= 2
+				h.mu.Lock()
+				if cur, ok = h.rows[id]; ok && h.ctx.Err() == nil {
+					delete(h.stale, id)
+					r = cur
+					h.mu.Unlock()
+					continue
+				}
 			}
 			if !ok || !h.stale[id] || h.ctx.Err() != nil {
 				delete(h.reading, id)
