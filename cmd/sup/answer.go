@@ -105,7 +105,7 @@ func answerParams(cmd *cli.Command) (ipc.AnswerParams, error) {
 	}
 	choice := cmd.Args().Get(1)
 	if strings.TrimSpace(choice) == "" {
-		return ipc.AnswerParams{}, fmt.Errorf("answer: missing CHOICE (yes, no, always, enter, 1-9, or text for a dialog that takes it; - reads it from stdin)")
+		return ipc.AnswerParams{}, usagef("answer: missing CHOICE (yes, no, always, enter, 1-9, or text for a dialog that takes it; - reads it from stdin)")
 	}
 	if choice == "-" {
 		b, err := io.ReadAll(os.Stdin)

@@ -57,9 +57,9 @@ func withTarget(ctx context.Context, cmd *cli.Command, fn func(*ipc.Client, brok
 
 func targetArgs(cmd *cli.Command, max int) error {
 	if n := cmd.Args().Len(); n == 0 {
-		return fmt.Errorf("%s: missing TARGET (a session id, id prefix, name or document path; see sup ls)", cmd.Name)
+		return usagef("%s: missing TARGET (a session id, id prefix, name or document path; see sup ls)", cmd.Name)
 	} else if n > max {
-		return fmt.Errorf("%s: unexpected argument %q", cmd.Name, cmd.Args().Get(max))
+		return usagef("%s: unexpected argument %q", cmd.Name, cmd.Args().Get(max))
 	}
 	return nil
 }
@@ -181,7 +181,7 @@ func injectCommand() *cli.Command {
 				return err
 			}
 			if cmd.Args().Len() < 2 {
-				return fmt.Errorf("inject: missing TEXT (or - to read it from stdin)")
+				return usagef("inject: missing TEXT (or - to read it from stdin)")
 			}
 			text := cmd.Args().Get(1)
 			if text == "-" {

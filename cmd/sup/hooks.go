@@ -174,7 +174,7 @@ func hooksStatusCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return fmt.Errorf("hooks status: unexpected argument %q", cmd.Args().First())
+				return usagef("hooks status: unexpected argument %q", cmd.Args().First())
 			}
 			env, err := hooks.EnvFrom(os.Getenv)
 			if err != nil {

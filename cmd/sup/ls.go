@@ -22,7 +22,7 @@ import (
 
 func noArgs(cmd *cli.Command) error {
 	if cmd.Args().Len() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q (it takes none)", cmd.Name, cmd.Args().First())
+		return usagef("%s: unexpected argument %q (it takes none)", cmd.Name, cmd.Args().First())
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func manCommand() *cli.Command {
 		Name: "man", Usage: "print the manual page sup(1) in roff (man -l - reads it)", Hidden: true,
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return fmt.Errorf("man: unexpected argument %q (it takes none)", cmd.Args().First())
+				return usagef("man: unexpected argument %q (it takes none)", cmd.Args().First())
 			}
 			return writeMan(os.Stdout, cmd.Root())
 		},

@@ -180,7 +180,7 @@ func skipCommand() *cli.Command {
 			&cli.DurationFlag{Name: "cooldown", HideDefault: true, Usage: "how long it stays out of the head (default: the session's queue.skip_cooldown)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
-				return fmt.Errorf("skip: unexpected argument %q (give at most one TARGET)", cmd.Args().Get(1))
+				return usagef("skip: unexpected argument %q (give at most one TARGET)", cmd.Args().Get(1))
 			}
 			if d := cmd.Duration("cooldown"); d < 0 || d > 0 && d < time.Millisecond {
 				return fmt.Errorf("skip: --cooldown %s: give a positive duration such as 10m", d)

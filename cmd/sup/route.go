@@ -38,9 +38,9 @@ func routeCommand() *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			switch n := cmd.Args().Len(); {
 			case n == 0:
-				return fmt.Errorf("route: missing TEXT (or - to read it from stdin)")
+				return usagef("route: missing TEXT (or - to read it from stdin)")
 			case n > 1:
-				return fmt.Errorf("route: unexpected argument %q: quote TEXT as one argument", cmd.Args().Get(1))
+				return usagef("route: unexpected argument %q: quote TEXT as one argument", cmd.Args().Get(1))
 			}
 			if h := cmd.String("host"); h != "" && h != broker.LocalHostName() {
 				return routeOnHost(ctx, cmd, h)

@@ -42,9 +42,9 @@ func startCommand(command []string) *cli.Command {
 			args := cmd.Args().Slice()
 			switch {
 			case len(args) == 0:
-				return fmt.Errorf("start: missing DOC (usage: sup start [flags] DOC [-- COMMAND [ARGS...]])")
+				return usagef("start: missing DOC (usage: sup start [flags] DOC [-- COMMAND [ARGS...]])")
 			case len(args) > 1:
-				return fmt.Errorf("start: unexpected argument %q after DOC: put the agent's command after --", args[1])
+				return usagef("start: unexpected argument %q after DOC: put the agent's command after --", args[1])
 			}
 			size, err := parseSize(cmd.String("size"))
 			if err != nil {

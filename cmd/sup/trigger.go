@@ -98,7 +98,7 @@ func triggerParams(cmd *cli.Command) (ipc.TriggerParams, error) {
 		return ipc.TriggerParams{}, err
 	}
 	if cmd.Args().Len() < 2 {
-		return ipc.TriggerParams{}, fmt.Errorf("trigger: missing TEXT (or - to read it from stdin)")
+		return ipc.TriggerParams{}, usagef("trigger: missing TEXT (or - to read it from stdin)")
 	}
 	return buildTriggerParams(cmd, cmd.Args().Get(1))
 }
@@ -181,7 +181,7 @@ func unblockCommand() *cli.Command {
 			}
 			thread := cmd.Args().Get(1)
 			if thread == "" {
-				return fmt.Errorf("unblock: missing THREAD (state lists blocked_threads)")
+				return usagef("unblock: missing THREAD (state lists blocked_threads)")
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.UnblockResult

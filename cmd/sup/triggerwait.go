@@ -152,7 +152,7 @@ func cancelCommand() *cli.Command {
 			}
 			id := cmd.Args().Get(1)
 			if id == "" {
-				return fmt.Errorf("cancel: missing TRIGGER_ID (sup pending TARGET lists them)")
+				return usagef("cancel: missing TRIGGER_ID (sup pending TARGET lists them)")
 			}
 			return withTarget(ctx, cmd, func(c *ipc.Client, s broker.Listing) error {
 				var r ipc.CancelTriggerResult

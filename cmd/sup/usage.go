@@ -100,3 +100,10 @@ func nearest(word string, candidates []string) []string {
 	}
 	return best
 }
+
+// usagef is a usageError for arguments the command cannot take (one too
+// many, a missing TARGET): exit status 2 like an unknown flag, with the
+// message saying what is wanted.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
