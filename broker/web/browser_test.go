@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -405,6 +406,37 @@ func webHostile() []struct{ Name, Text string } {
 	return out
 }
 
+// TestBrowserPreviewFollowsTheScreen: an open preview shows the screen
+// read after the session's next event, and the card it is in stays the
+// same element (a click on its buttons is not lost to a rebuilt row)
+// when nothing but the screen changed.
+func TestBrowserPreviewFollowsTheScreen(t *testing.T) {
+	dir := shortDir(t)
+	st := ipc.State{SessionID: "s00000000001", Name: "alpha", Lifecycle: "running", Activity: "busy"}
+	sup := ipctest.Serve(t, dir, st)
+	var text atomic.Value
+	text.Store("$ first screen")
+	sup.Server.Handle(ipc.MethodScreen, func(context.Context, *ipc.Request) (any, error) {
+		return ipc.ScreenResult{Text: text.Load().(string), Format: "text", Cols: 80, Rows: 24}, nil
+	})
+	r := startRig(t, dir)
+	b := newBrowser(t, r.base)
+	b.open(r.s.URL())
+	b.must(10*time.Second, "alpha's preview", chromedp.WaitVisible(chromedp.CSS(rowSel("alpha")+" details.screen summary")))
+	b.click(rowSel("alpha") + " details.screen summary")
+	b.waitText(rowSel("alpha")+" pre.screen", "first screen")
+	if _, err := eval[bool](b, fmt.Sprintf(`(document.querySelector(%q).dataset.mark = "kept", true)`, rowSel("alpha"))); err != nil {
+		t.Fatal(err)
+	}
+	text.Store("$ second screen")
+	sup.Set(st) // an event with nothing new in the state: the hub reads the screen again
+	b.waitText(rowSel("alpha")+" pre.screen", "second screen")
+	if mark, err := eval[string](b, fmt.Sprintf(`document.querySelector(%q).dataset.mark||""`, rowSel("alpha"))); err != nil || mark != "kept" {
+		t.Fatalf("alpha's card was rebuilt for a new screen alone (mark %q, %v)", mark, err)
+	}
+	b.clean()
+}
+
 // TestBrowserHostileCorpus: agent text — summaries, the command awaiting
 // approval, names and screens holding markup, scripts, javascript: links,
 // tmux formats, OSC 52, U+202E and a 1 MB line — executes nothing in the
@@ -604,6 +636,9 @@ func TestBrowserActions(t *testing.T) {
 	w.Tmux.WaitFor(t, alpha, "got: hello from the web", 15*time.Second)
 	ipctest.Hook(t, w.Socket("alpha"), "alpha", "UserPromptSubmit") // the agent takes it: busy acks it
 	b.waitText(rowSel("alpha")+" .msg", "delivered to alpha")
+	// The hook's busy rebuilds alpha's card: clicked while it is being
+	// replaced, Jump's click went nowhere (a loaded CI run).
+	b.waitText(rowSel("alpha")+" .state", "busy")
 
 	// Jump.
 	b.click(rowSel("alpha") + " button.jump")

@@ -157,6 +157,7 @@
       };
       d.open = openScreens.has(r.id);
       if (d.open) load();
+      li.reloadScreen = () => { if (d.open) load(); };
       d.addEventListener('toggle', () => {
         if (d.open) { openScreens.add(r.id); load(); } else openScreens.delete(r.id);
       });
@@ -187,12 +188,21 @@
     let nq = 0, no = 0;
     for (const r of all) {
       const sig = JSON.stringify(r);
+      // base is the row but for which read of its screen this is: a
+      // screen read again changes nothing else on the card.
+      const base = JSON.stringify(Object.assign({}, r, { screen_seq: r.screen_seq ? 1 : 0 }));
       let c = cards.get(r.id);
-      if (!c || c.sig !== sig) {
+      if (c && c.sig !== sig && c.base === base) {
+        // Only the screen was read again: the card stays, so a click on
+        // one of its buttons is not lost to a rebuilt row; an open
+        // preview fetches the new text.
+        c.sig = sig;
+        if (c.li.reloadScreen) c.li.reloadScreen();
+      } else if (!c || c.sig !== sig) {
         const li = card(r);
         const keep = c && c.li.contains(document.activeElement) ? document.activeElement : null;
         if (c) c.li.replaceWith(li);
-        c = { li: li, sig: sig };
+        c = { li: li, sig: sig, base: base };
         cards.set(r.id, c);
         if (keep && keep.tagName === 'INPUT') { const i = li.querySelector('input'); i.focus(); }
       }
