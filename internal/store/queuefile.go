@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -58,7 +59,13 @@ func TypeName(m fs.FileMode) string {
 // kind in errors.
 func writeRuntimeFile(path string, data []byte, what string) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// Mkdir, not MkdirAll: the runtime dir is EnsureRuntimeDir's to make,
+	// with its checks. A supervisor whose runtime dir is gone gets an
+	// error here (its socket watch recreates the dir, then the files); it
+	// used to recreate the dir itself, and an exiting supervisor brought
+	// back the dir a test's cleanup had removed (hundreds left in /tmp
+	// by one `make test`).
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s dir: %w", what, err)
 	}
 	// Never through a symlink put in the dir's place: the file would land

@@ -4,6 +4,8 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +62,28 @@ func TestWriteRuntimeFileRefusesSymlinkedDir(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Fatalf("the symlink's target got %v", entries)
+	}
+}
+
+// A session file is never written where the runtime dir itself is gone:
+// making it is EnsureRuntimeDir's (its mode and owner checks), and a
+// supervisor on its way out must not bring back a removed dir.
+func TestWriteRuntimeFileLeavesAMissingRuntimeDirAlone(t *testing.T) {
+	rt := filepath.Join(t.TempDir(), "gone")
+	if err := WriteQueueFile(paths.QueueFile(rt, "s1"), map[string]string{"session_id": "s1"}); err == nil {
+		t.Fatal("wrote a queue file under a runtime dir that does not exist")
+	}
+	if err := WriteStateFile(paths.StateFile(rt, "s1"), []byte(`{}`)); err == nil {
+		t.Fatal("wrote a state file under a runtime dir that does not exist")
+	}
+	if _, err := os.Stat(rt); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the runtime dir came back: %v", err)
+	}
+	// With the runtime dir there, the subdirectory is made as needed.
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStateFile(paths.StateFile(rt, "s1"), []byte(`{}`)); err != nil {
+		t.Fatalf("write with the runtime dir present: %v", err)
 	}
 }
