@@ -179,10 +179,11 @@ func (h *Hub) hostsCopy() map[string]string {
 }
 
 // A screen read that timed out is tried again after screenRetry, then
-// twice as long each time, up to maxScreenRetry.
+// twice as long each time, screenRetries times (the last 16 s after the
+// one before).
 const (
-	screenRetry    = 500 * time.Millisecond
-	maxScreenRetry = 16 * time.Second
+	screenRetry   = 500 * time.Millisecond
+	screenRetries = 6
 )
 
 // readScreen re-reads row id's screen aside, one read per row at a time:
@@ -199,7 +200,7 @@ func (h *Hub) readScreen(id string) {
 	h.reading[id] = true
 	r := h.rows[id]
 	go func() {
-		retry := h.retry
+		retry, tries := h.retry, 0
 		for {
 			ctx, cancel := context.WithTimeout(h.ctx, 2*time.Second)
 			res, err := h.screen(ctx, r.listing)
@@ -214,7 +215,7 @@ func (h *Hub) readScreen(id string) {
 				h.log.Debug("web: screen", "session", r.Name, "err", err)
 			}
 			var answered *ipc.Error
-			if err != nil && ok && !errors.As(err, &answered) && retry <= maxScreenRetry*h.retry/screenRetry && h.ctx.Err() == nil {
+			if err != nil && ok && !errors.As(err, &answered) && tries < screenRetries && h.ctx.Err() == nil {
 				// Not read, and not refused: the supervisor did not answer
 				// in time (a loaded machine, a large screen). Nothing else
 				// asks again until the session changes, so the row would
@@ -224,7 +225,7 @@ func (h *Hub) readScreen(id string) {
 				case <-time.After(retry):
 				case <-h.ctx.Done():
 				}
-				retry *= 2
+				retry, tries = 2*retry, tries+1
 				h.mu.Lock()
 				if cur, ok = h.rows[id]; ok && h.ctx.Err() == nil {
 					delete(h.stale, id)
