@@ -131,6 +131,11 @@ func TestE2EStalled(t *testing.T) {
 	r.start("-spinner", "-work-after", "12s")
 	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
 	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
+	// The stall's end and its return are read from the published
+	// activity events, not polled: the work leaves "working" for only
+	// stall_after (1 s) before the spinner stalls it again, a window a
+	// poll on a loaded machine missed (a whole run under perf).
+	sub := r.subscribe(ipc.EventActivity)
 	testutil.WaitUntil(t, 20*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
 	st := r.state("doc")
 	if st.Activity != "busy" || st.WaitingSince == 0 || st.Summary != "Bash: go test ./..." {
@@ -152,12 +157,14 @@ func TestE2EStalled(t *testing.T) {
 	if out := r.mustSup("explain", "doc"); !strings.Contains(out, "progress last seen hook:PreToolUse (") || !strings.Contains(out, "stalled after 1s without") {
 		t.Fatalf("sup explain does not say what was last seen:\n%s", out)
 	}
-	testutil.WaitUntil(t, 20*time.Second, "real work ends the stall", func() bool {
-		st := r.state("doc")
-		return st.Reason == "working" && st.WaitingSince == 0
+	// The events up to the stall first: an earlier "working" (the hooks')
+	// is not the work's.
+	activityUntil(t, sub, 30*time.Second, "the stall's event", func(a ipc.ActivityEvent) bool { return a.Reason == "stalled" })
+	activityUntil(t, sub, 30*time.Second, "real work ends the stall", func(a ipc.ActivityEvent) bool {
+		return a.Reason == "working" && a.WaitingSince == 0
 	})
 	// Only the spinner again: stalled again after stall_after.
-	testutil.WaitUntil(t, 20*time.Second, "stalled again", func() bool { return r.state("doc").Reason == "stalled" })
+	activityUntil(t, sub, 30*time.Second, "stalled again", func(a ipc.ActivityEvent) bool { return a.Reason == "stalled" })
 }
 
 // TestE2EElicitation: Claude Code's Elicitation hook (an MCP server asks

@@ -36,6 +36,8 @@ func TestE2EFaultGarbageThenLoad(t *testing.T) {
 	conns := 10_000
 	if testing.Short() {
 		conns = 1000
+	} else if testutil.Race() {
+		conns = 2500 // as loadWhileEchoing's calls: a race-built server
 	}
 	start := time.Now()
 	counts := garbageBurst(t, sock, conns, 32)

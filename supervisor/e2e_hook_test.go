@@ -25,7 +25,7 @@ func (r *rig) hookTo(sock, payload string, args ...string) time.Duration {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bins.Sup, append([]string{"hook"}, args...)...)
+	cmd := exec.CommandContext(ctx, r.bins.SupCLI, append([]string{"hook"}, args...)...)
 	cmd.Env = append(r.environ(), "SUP_SOCKET="+sock)
 	cmd.Stdin = strings.NewReader(payload)
 	start := time.Now()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -36,7 +37,18 @@ func (r *rig) mustSup(args ...string) string {
 	return out
 }
 
-func (r *rig) state(target string) ipc.State {
+// state asks the session called name for its state over its socket, in
+// the test process: tests poll it, and a `sup state` process per look was
+// most of the race-built processes the package started (issue 29). The
+// verb's own output is specified where it is tested (cmd/sup's scripts,
+// TestE2ESocketInjectRestartStop).
+func (r *rig) state(name string) ipc.State {
+	r.t.Helper()
+	return ipctest.State(r.t, r.Socket(name))
+}
+
+// stateVerb is `sup state --json TARGET` itself, any kind of target.
+func (r *rig) stateVerb(target string) ipc.State {
 	r.t.Helper()
 	var st ipc.State
 	if err := json.Unmarshal([]byte(r.mustSup("state", "--json", target)), &st); err != nil {
@@ -51,7 +63,7 @@ func TestE2ESocketInjectRestartStop(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "")
 	pane := r.start("-echo")
-	st := r.state("doc")
+	st := r.stateVerb("doc")
 	if st.Lifecycle != "running" || st.PID == 0 || st.Activity != "unknown" || st.CWDSource != "document_dir" {
 		t.Fatalf("state = %+v", st)
 	}
@@ -68,7 +80,7 @@ func TestE2ESocketInjectRestartStop(t *testing.T) {
 
 	// Every kind of TARGET reaches the same session.
 	for _, target := range []string{st.SessionID, st.SessionID[:4], "doc", filepath.Join(r.dir, "doc.md"), "doc.md"} {
-		if got := r.state(target).SessionID; got != st.SessionID {
+		if got := r.stateVerb(target).SessionID; got != st.SessionID {
 			t.Fatalf("target %q found %s", target, got)
 		}
 	}

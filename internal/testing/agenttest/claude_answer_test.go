@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -208,14 +209,8 @@ func (a *Agent) waitSignal(rule string) ipc.ExplainResult {
 	a.T.Helper()
 	var e ipc.ExplainResult
 	testutil.WaitUntil(a.T, 30*time.Second, "the signal "+rule+" in sup explain", func() bool {
-		out, err := a.SupCmd("explain", "--json", a.Doc)
-		if err != nil {
-			a.T.Fatal(err)
-		}
-		e = ipc.ExplainResult{}
-		if err := json.Unmarshal([]byte(out), &e); err != nil {
-			a.T.Fatal(err)
-		}
+		e = ipc.ExplainResult{} // asked in process, as State is
+		ipctest.Call(a.T, a.Socket(), ipc.MethodExplain, nil, &e)
 		for _, s := range e.Signals {
 			if s.Rule == rule {
 				return true

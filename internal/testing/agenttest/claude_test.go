@@ -23,7 +23,15 @@ func startReadyClaude(t *testing.T, opts ...Option) *Agent {
 	return a
 }
 
-func TestClaudeAnswersPrompt(t *testing.T) {
+// TestClaudeWithoutHooks: one real Claude Code without hooks, through a
+// plain turn and a permission prompt approved in the pane. The screen
+// alone takes it to needs_confirmation at the prompt and to ready after
+// the turn; the delays from the screen showing each to the supervisor
+// publishing it are logged (goals: ≤ 500 ms and ≤ 2 s; ready waits out the
+// 1 s quiet debounce by design). One agent for what were three tests, each
+// starting its own: a Claude Code start is ~6 s of CPU on the suite's
+// 2 cores (issue 29).
+func TestClaudeWithoutHooks(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t)
 	screen := a.Screen()
@@ -39,31 +47,39 @@ func TestClaudeAnswersPrompt(t *testing.T) {
 	if !ok || r.API != "anthropic" || r.UserText != "what is up" || r.HasResult {
 		t.Fatalf("the model saw %+v, want the typed prompt", r)
 	}
-}
 
-func TestClaudePermissionApprovedRunsCommand(t *testing.T) {
-	t.Parallel()
-	a := startReadyClaude(t)
+	next := a.WatchActivity()
 	file := filepath.Join(a.Dir, "approved.txt")
 	a.Type("RUN: touch approved.txt")
-	screen := a.WaitScreen(ClaudePermission)
+	shown := a.WaitScreenAt(ClaudePermission)
+	screen = a.WaitScreen(ClaudePermission)
 	for _, want := range []string{"Bash command", "touch approved.txt", "❯ 1. Yes"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the permission prompt lacks %q:\n%s", want, screen)
 		}
 	}
+	ev := next("needs_confirmation")
+	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {
+		t.Fatalf("needs_confirmation came from %q, want a screen rule (no hooks installed)", rule)
+	}
+	t.Logf("permission prompt on screen → needs_confirmation published: %v", time.UnixMilli(ev.At).Sub(shown).Round(time.Millisecond))
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("the command ran before it was approved: %v", err)
 	}
 	// "1. Yes" is preselected: Enter approves, once the prompt takes keys.
 	a.PressUntilGone(ClaudePermission, "Enter")
 	// The stand-in answers a tool result with "done: <its first line>".
-	a.WaitScreen(ClaudeAnswerMark + "done: ")
+	done := a.WaitScreenAt(ClaudeAnswerMark + "done: ")
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
 	if _, ok := a.Model.WaitFor(time.Second, func(r fakemodel.Request) bool { return r.HasResult }); !ok {
 		t.Fatal("the model never got the tool result")
+	}
+	ev = next("ready")
+	t.Logf("answer on screen → ready published: %v", time.UnixMilli(ev.At).Sub(done).Round(time.Millisecond))
+	if st := a.State(); st.Activity != "ready" || st.WaitingSince == 0 {
+		t.Fatalf("after the turn: %+v", st)
 	}
 	a.WaitScreen(ClaudeReady)
 }

@@ -141,7 +141,7 @@ const GeminiStartTimeout = 2 * ScreenTimeout
 // GeminiBanner too — or, the banner gone, the prompt alone for
 // geminiSettle: on a loaded machine Gemini CLI once cleared its screen
 // after initialising and redrew only the input area (the CI run of
-// 2026-11-26, TestGeminiConfirmationApprovedRunsCommand).
+// 2026-11-26, in what is now TestGeminiWithoutHooks).
 func (a *Agent) WaitGeminiReady() {
 	a.T.Helper()
 	var since time.Time

@@ -22,7 +22,16 @@ func startReadyGemini(t *testing.T, opts ...Option) *Agent {
 	return a
 }
 
-func TestGeminiAnswersPrompt(t *testing.T) {
+// TestGeminiWithoutHooks: one real Gemini CLI without hooks, through a
+// plain turn and a tool confirmation approved in the pane. The screen (and
+// its title) alone takes it to needs_confirmation at the confirmation and
+// to ready after the turn; the delays from the screen showing each to the
+// supervisor publishing it are logged (goals: ≤ 500 ms and ≤ 2 s; ready
+// waits out the 1 s quiet debounce by design); a draft typed into its box
+// is seen. One agent for what were three tests: a Gemini CLI start is
+// ~12 s of CPU on the suite's 2 cores, the dearest of the three agents
+// (issue 29).
+func TestGeminiWithoutHooks(t *testing.T) {
 	t.Parallel()
 	a := startReadyGemini(t)
 	screen := a.Screen()
@@ -41,16 +50,13 @@ func TestGeminiAnswersPrompt(t *testing.T) {
 	if !ok || r.API != "gemini" || r.UserText != "what is up" || r.HasResult || !strings.Contains(r.Path, GeminiModel+":streamGenerateContent") {
 		t.Fatalf("the model saw %+v, want the typed prompt", r)
 	}
-}
 
-func TestGeminiConfirmationApprovedRunsCommand(t *testing.T) {
-	t.Parallel()
-	a := startReadyGemini(t)
+	next := a.WatchActivity()
 	file := filepath.Join(a.Dir, "approved.txt")
 	submitGemini(t, a, "RUN: touch approved.txt")
-	a.WaitScreen(GeminiConfirm)
+	shown := a.WaitScreenAt(GeminiConfirm)
 	// The dialog is drawn over several frames: wait for its last line.
-	screen := a.WaitScreen("No, suggest changes (esc)")
+	screen = a.WaitScreen("No, suggest changes (esc)")
 	for _, want := range []string{"? Shell  touch approved.txt", "● 1. Allow once", "No, suggest changes (esc)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the confirmation lacks %q:\n%s", want, screen)
@@ -62,25 +68,6 @@ func TestGeminiConfirmationApprovedRunsCommand(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("the command ran before it was approved: %v", err)
 	}
-	a.PressUntilGone(GeminiConfirm, "Enter")
-	a.WaitScreen(GeminiAnswerMark + "done: Output: (empty)")
-	if _, err := os.Stat(file); err != nil {
-		t.Fatalf("the approved command did not run: %v", err)
-	}
-	a.WaitScreen(GeminiPrompt)
-}
-
-// TestGeminiScreenOnlyDetection: without hooks, the screen (and its
-// title) alone takes real Gemini CLI to needs_confirmation at its tool
-// confirmation and to ready after the turn. Logs the delay from the screen
-// showing it to the supervisor publishing it (goals: ≤ 500 ms and ≤ 2 s;
-// ready waits out the 1 s quiet debounce by design).
-func TestGeminiScreenOnlyDetection(t *testing.T) {
-	t.Parallel()
-	a := startReadyGemini(t)
-	next := a.WatchActivity()
-	submitGemini(t, a, "RUN: touch screen-only.txt")
-	shown := a.WaitScreenAt(GeminiConfirm)
 	ev := next("needs_confirmation")
 	if rule, _ := ev.Data["rule"].(string); !strings.HasPrefix(rule, "screen:") {
 		t.Fatalf("needs_confirmation came from %q, want a screen rule (no hooks installed)", rule)
@@ -90,12 +77,16 @@ func TestGeminiScreenOnlyDetection(t *testing.T) {
 		t.Fatalf("at the confirmation: reason %q draft %q", st.Reason, st.Draft)
 	}
 	a.PressUntilGone(GeminiConfirm, "Enter")
-	done := a.WaitScreenAt(GeminiAnswerMark + "done: ")
+	done := a.WaitScreenAt(GeminiAnswerMark + "done: Output: (empty)")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
 	ev = next("ready")
 	t.Logf("answer on screen → ready published: %v", time.UnixMilli(ev.At).Sub(done).Round(time.Millisecond))
 	if st := a.State(); st.Activity != "ready" || st.WaitingSince == 0 {
 		t.Fatalf("after the turn: %+v", st)
 	}
+	a.WaitScreen(GeminiPrompt)
 	// A draft typed into the box is seen, and makes the operator busy.
 	a.Tmux.SendLiteral(a.Pane, "half a thought")
 	testutil.WaitUntil(t, ScreenTimeout, "the draft in state", func() bool {

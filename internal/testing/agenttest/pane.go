@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sup-tmux/sup/internal/testing/fakemodel"
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -386,18 +387,13 @@ func (a *Agent) SupCmdEnv(extra []string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// State returns the session's state as `sup state --json` reports it.
+// State returns the session's state, asked over its socket in the test
+// process: the tests poll it (WaitOperatorIdle, every wait on an
+// activity), and a `sup state` process per look was 633 processes of one
+// run (issue 29). The verb's output is specified by cmd/sup's tests.
 func (a *Agent) State() ipc.State {
 	a.T.Helper()
-	out, err := a.SupCmd("state", "--json", a.Doc)
-	if err != nil {
-		a.T.Fatal(err)
-	}
-	var st ipc.State
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		a.T.Fatalf("sup state --json: %v: %s", err, out)
-	}
-	return st
+	return ipctest.State(a.T, a.Socket())
 }
 
 // writeSandboxFile writes content to path, creating its directory.

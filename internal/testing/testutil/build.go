@@ -19,8 +19,11 @@ import (
 
 // Bins holds the paths of the binaries that end-to-end tests run.
 type Bins struct {
-	Sup       string // built from ./cmd/sup
-	FakeAgent string // built from ./testdata/fakeagent
+	Sup       string // built from ./cmd/sup: race-built after RaceBuilds
+	FakeAgent string // built from ./testdata/fakeagent: likewise
+	// SupCLI is ./cmd/sup never race-built, for the one-shot client
+	// verbs a test runs (Rig.Sup, `sup hook`): see [BuildPlain].
+	SupCLI string
 }
 
 // Build builds sup and fakeagent, once per test process, and returns their
@@ -30,6 +33,7 @@ func Build(t testing.TB) Bins {
 	return Bins{
 		Sup:       BuildPackage(t, "./cmd/sup"),
 		FakeAgent: BuildPackage(t, "./testdata/fakeagent"),
+		SupCLI:    BuildPlain(t, "./cmd/sup"),
 	}
 }
 
@@ -69,8 +73,25 @@ type build struct {
 // a dozen times (2.3 s of CPU each).
 func BuildPackage(t testing.TB, pkg string) string {
 	t.Helper()
+	return buildPackage(t, pkg, raceBuilds.Load())
+}
+
+// BuildPlain is [BuildPackage] without the race detector whatever
+// [RaceBuilds] said: for the one-shot client processes of a test whose
+// supervisors are race-built. The races sup has live in its long-lived
+// processes (a supervisor's pump, desk, server and watchers: the relay
+// races of cbfe9df); a client verb is one request and its answer, and its
+// code runs under -race in its packages' in-process tests. A race-built
+// one costs ~150 ms of CPU against ~40 ms (issue 29's profile: 805 of them
+// were 123 CPU-s of the supervisor package's run).
+func BuildPlain(t testing.TB, pkg string) string {
+	t.Helper()
+	return buildPackage(t, pkg, false)
+}
+
+func buildPackage(t testing.TB, pkg string, race bool) string {
+	t.Helper()
 	buildMu.Lock()
-	race := raceBuilds.Load()
 	key := fmt.Sprintf("%s race=%v", pkg, race)
 	b := builds[key]
 	if b == nil {

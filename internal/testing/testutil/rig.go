@@ -107,7 +107,7 @@ func (r *Rig) Sup(env []string, args ...string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.Bins.Sup, args...)
+	cmd := exec.CommandContext(ctx, r.Bins.SupCLI, args...)
 	cmd.Env, cmd.Dir = env, r.Dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

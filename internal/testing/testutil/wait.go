@@ -12,20 +12,24 @@ import (
 // through their first second (fastPolling): short enough not to slow
 // tests, long enough not to spin. After it each pause is half as long
 // again, up to maxPollInterval.
-const pollInterval = 20 * time.Millisecond
+//
+// A look is often a process (a tmux capture costs ~12 ms of CPU, ~20 ms
+// with the server's side), and the suite is CPU-bound on CI's 2 cores. At
+// 20 ms a wait that ended within its first second had made up to 50
+// captures; at 50 ms it makes 20, and a test waits at most 50 ms longer
+// (issue 29: tmux was 13 % of a whole run's CPU, most of it captures).
+// A window a test must catch is a second or more (a quiet window, a
+// stall_after): ten looks or more.
+const pollInterval = 50 * time.Millisecond
 
 // fastPolling is how long a wait looks every pollInterval before backing
-// off: most waits end within it, and a test that must catch a short window
-// (a state between an answer and the dialog drawn again) keeps its pace.
+// off: most waits end within it.
 const fastPolling = time.Second
 
-// maxPollInterval bounds a wait's pause between looks. A look is often a
-// process (a tmux capture costs ~12 ms of CPU, a `sup state` more), and
-// the suite is CPU-bound on CI's 2 cores: a wait on an agent's start
-// polled every 20 ms for 30 s was 1,500 processes (in all, 10,272 tmux
-// clients in one run of the suite). Something that happens is still seen
-// within 100 ms of it; how fast it happened is a benchmark's figure.
-const maxPollInterval = 100 * time.Millisecond
+// maxPollInterval bounds a wait's pause between looks: a wait on an
+// agent's 30 s start is ~170 captures. Something that happens is still
+// seen within 200 ms of it; how fast it happened is a benchmark's figure.
+const maxPollInterval = 200 * time.Millisecond
 
 // backoff paces a wait's looks: every pollInterval through fastPolling,
 // then each pause half as long again up to maxPollInterval.
