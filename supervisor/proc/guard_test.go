@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -16,8 +17,15 @@ import (
 
 // TestMain lets this test binary be the guard's sweep, as sup's main does:
 // the shell guard execs the binary it was started from.
+//
+// It also takes SIGHUP as sup start does (supervisor/start.go), so the
+// children the tests start get its default action whatever this process
+// inherited: under nohup SIGHUP comes ignored, an ignored signal stays
+// ignored across exec, and TestChildTerminateOrder's child then outlived
+// its hangup (two whole runs started with nohup).
 func TestMain(m *testing.M) {
 	RunGuardIfAsked()
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	os.Exit(m.Run())
 }
 
