@@ -3,7 +3,6 @@
 package supervisor_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -26,8 +25,9 @@ func TestE2EShellForeground(t *testing.T) {
 		t.Helper()
 		var st ipc.State
 		testutil.WaitUntil(t, 10*time.Second, "activity "+want, func() bool {
-			out, err := r.sup("state", "--json", "doc")
-			return err == nil && json.Unmarshal([]byte(out), &st) == nil && st.Activity == want && st.Reason == reason
+			var ok bool
+			st, ok = r.tryState("doc")
+			return ok && st.Activity == want && st.Reason == reason
 		})
 		return st
 	}
@@ -54,7 +54,10 @@ func TestE2EStopInteractiveBash(t *testing.T) {
 	r := newRig(t, "stop_grace: 10s\n")
 	pane := r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"),
 		"--", bash, "--norc", "-i")
-	testutil.WaitUntil(t, 10*time.Second, "the session", func() bool { _, err := r.sup("state", "doc"); return err == nil })
+	testutil.WaitUntil(t, 10*time.Second, "the session running", func() bool {
+		st, ok := r.tryState("doc")
+		return ok && st.Lifecycle == "running"
+	})
 	r.mustSup("inject", "doc", "echo bash-is-up")
 	r.tm.WaitFor(t, pane, "bash-is-up", 10*time.Second)
 	start := time.Now()
@@ -77,9 +80,8 @@ func TestE2EShellLoopGuardProgress(t *testing.T) {
 	r.env["SHELL"] = "/bin/sh"
 	r.tm.NewWindowDir(r.dir, r.env, r.bins.Sup, "start", "--profile", "shell", filepath.Join(r.dir, "doc.md"))
 	testutil.WaitUntil(t, 10*time.Second, "the shell to be ready", func() bool {
-		out, err := r.sup("state", "--json", "doc")
-		var st ipc.State
-		return err == nil && json.Unmarshal([]byte(out), &st) == nil && st.Activity == "ready"
+		st, ok := r.tryState("doc")
+		return ok && st.Activity == "ready"
 	})
 	send := func(i int, cmd string) ipc.TriggerResult {
 		t.Helper()

@@ -47,6 +47,24 @@ func (r *rig) state(name string) ipc.State {
 	return ipctest.State(r.t, r.Socket(name))
 }
 
+// tryState is state for a poll that may start before the session is up:
+// false until its socket answers.
+func (r *rig) tryState(name string) (ipc.State, bool) {
+	var st ipc.State
+	sock, ok := r.LookupSocket(name)
+	if !ok {
+		return st, false
+	}
+	c, err := ipc.Dial(sock, 5*time.Second)
+	if err != nil {
+		return st, false
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return st, c.Call(ctx, ipc.MethodState, nil, &st) == nil
+}
+
 // stateVerb is `sup state --json TARGET` itself, any kind of target.
 func (r *rig) stateVerb(target string) ipc.State {
 	r.t.Helper()

@@ -193,16 +193,6 @@ func TestCodexAnswer(t *testing.T) {
 	a.WaitScreen(CodexPrompt)
 }
 
-// TestGeminiAnswer: real Gemini CLI's tool confirmation answered yes by
-// sup answer (its screen alone tells the prompt); the command runs.
-func TestGeminiAnswer(t *testing.T) {
-	t.Parallel()
-	a := startReadyGemini(t, WithSupConfig("activity: {quiet_window: 2s}\n"))
-	id, file := openPrompt(t, a, func(text string) { submitGemini(t, a, text) }, GeminiConfirm, "gemini-yes.txt")
-	approveByAnswer(t, a, id, file)
-	a.WaitScreen(GeminiPrompt)
-}
-
 // waitSignal waits until sup explain lists a signal of rule (such as
 // "hook:Notification": the hook arrived) and returns that explain.
 func (a *Agent) waitSignal(rule string) ipc.ExplainResult {

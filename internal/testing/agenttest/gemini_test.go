@@ -23,17 +23,19 @@ func startReadyGemini(t *testing.T, opts ...Option) *Agent {
 }
 
 // TestGeminiWithoutHooks: one real Gemini CLI without hooks, through a
-// plain turn and a tool confirmation approved in the pane. The screen (and
+// plain turn, a tool confirmation approved in the pane and one answered
+// by `sup answer`. The screen (and
 // its title) alone takes it to needs_confirmation at the confirmation and
 // to ready after the turn; the delays from the screen showing each to the
 // supervisor publishing it are logged (goals: ≤ 500 ms and ≤ 2 s; ready
 // waits out the 1 s quiet debounce by design); a draft typed into its box
-// is seen. One agent for what were three tests: a Gemini CLI start is
-// ~12 s of CPU on the suite's 2 cores, the dearest of the three agents
-// (issue 29).
+// is seen; a confirmation is answered by `sup answer`. One agent for what
+// were four tests: a Gemini CLI start is ~12 s of CPU on the suite's
+// 2 cores, the dearest of the three agents (issue 29). The quiet window is
+// 2 s so that the answer waits less for the typed request's keys.
 func TestGeminiWithoutHooks(t *testing.T) {
 	t.Parallel()
-	a := startReadyGemini(t)
+	a := startReadyGemini(t, WithSupConfig("activity: {quiet_window: 2s}\n"))
 	screen := a.Screen()
 	// Not the banner ("Gemini CLI v…"): on a loaded machine Gemini CLI
 	// may clear its screen after initialising and redraw only the input
@@ -87,6 +89,14 @@ func TestGeminiWithoutHooks(t *testing.T) {
 		t.Fatalf("after the turn: %+v", st)
 	}
 	a.WaitScreen(GeminiPrompt)
+
+	// A third turn's confirmation answered yes by `sup answer`, its screen
+	// alone telling the prompt: the command runs.
+	id, yes := openPrompt(t, a, func(text string) { submitGemini(t, a, text) }, GeminiConfirm, "gemini-yes.txt")
+	approveByAnswer(t, a, id, yes)
+	next("ready")
+	a.WaitScreen(GeminiPrompt)
+
 	// A draft typed into the box is seen, and makes the operator busy.
 	a.Tmux.SendLiteral(a.Pane, "half a thought")
 	testutil.WaitUntil(t, ScreenTimeout, "the draft in state", func() bool {

@@ -150,23 +150,33 @@ func (r *Rig) Socket(name string) string {
 	r.T.Helper()
 	var sock string
 	WaitUntil(r.T, 10*time.Second, "the socket of session "+name, func() bool {
-		files, _ := filepath.Glob(filepath.Join(paths.QueueDir(r.RuntimeDir()), "*.json"))
-		for _, f := range files {
-			var facts struct {
-				SessionID string `json:"session_id"`
-				Name      string `json:"name"`
-			}
-			data, err := os.ReadFile(f)
-			if err != nil || json.Unmarshal(data, &facts) != nil || facts.Name != name {
-				continue // Best effort: being replaced, or another session.
-			}
-			if sock, err = paths.Socket(r.RuntimeDir(), facts.SessionID); err != nil {
-				r.T.Fatalf("session %s: %v", name, err)
-			}
-			_, err = os.Stat(sock)
-			return err == nil
-		}
-		return false
+		var ok bool
+		sock, ok = r.LookupSocket(name)
+		return ok
 	})
 	return sock
+}
+
+// LookupSocket is Socket's one look: the socket of the session called
+// name, if it has published its queue facts and the socket is there.
+func (r *Rig) LookupSocket(name string) (string, bool) {
+	r.T.Helper()
+	files, _ := filepath.Glob(filepath.Join(paths.QueueDir(r.RuntimeDir()), "*.json"))
+	for _, f := range files {
+		var facts struct {
+			SessionID string `json:"session_id"`
+			Name      string `json:"name"`
+		}
+		data, err := os.ReadFile(f)
+		if err != nil || json.Unmarshal(data, &facts) != nil || facts.Name != name {
+			continue // Best effort: being replaced, or another session.
+		}
+		sock, err := paths.Socket(r.RuntimeDir(), facts.SessionID)
+		if err != nil {
+			r.T.Fatalf("session %s: %v", name, err)
+		}
+		_, err = os.Stat(sock)
+		return sock, err == nil
+	}
+	return "", false
 }
