@@ -92,9 +92,10 @@ agents-then-fuzz: unit-agents
 
 # The two longest packages first, then go list's order: go test starts
 # packages in the order given, and the supervisor's, started late, ran
-# alone at the end with a core idle. (Tried before and not kept then: its
-# serial tests read timing windows by polling and failed at the suite's
-# busiest; they read published events now, specs/testing.md.) Not kept:
+# alone at the end with a core idle. (Tried before and not kept then:
+# TestE2EStalled, one of its serial tests, read a 1 s window by polling
+# race-built processes and failed at the suite's busiest; it reads
+# published events now, specs/testing.md.) Not kept:
 # -parallel 4 (no faster on 2 cores; three timing-window tests failed
 # under its load).
 unit-race:

@@ -124,18 +124,20 @@ func TestE2EAskedForcedAndTimeout(t *testing.T) {
 func TestE2EStalled(t *testing.T) {
 	// Not parallel: it reads the stall between two deadlines of the fake agent
 	// (stall_after 1s, work after 12s), which tests beside it stretched. 12 s,
-	// not 6: five race-built sups (state, queue, ls, explain twice) read
-	// the stall, and at the suite's busiest the work came first (twice).
+	// not 6: four sups (queue, ls, explain twice) read the stall before the
+	// work comes, and at the suite's busiest the work came first (twice,
+	// when they and the state polls were race-built processes).
 	r := newRig(t, "")
 	r.write("config/sup/profiles/claude.yaml", testutil.FakeAgentProfile+"stall_after: 1s\n")
 	r.start("-spinner", "-work-after", "12s")
-	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
-	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
 	// The stall's end and its return are read from the published
 	// activity events, not polled: the work leaves "working" for only
 	// stall_after (1 s) before the spinner stalls it again, a window a
-	// poll on a loaded machine missed (a whole run under perf).
+	// poll on a loaded machine missed (a whole run under perf). Subscribed
+	// before the hooks, so that the first stall is among the events.
 	sub := r.subscribe(ipc.EventActivity)
+	r.hook(`{"hook_event_name":"UserPromptSubmit","prompt":"run the tests"}`)
+	r.hook(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}`)
 	testutil.WaitUntil(t, 20*time.Second, "stalled", func() bool { return r.state("doc").Reason == "stalled" })
 	st := r.state("doc")
 	if st.Activity != "busy" || st.WaitingSince == 0 || st.Summary != "Bash: go test ./..." {

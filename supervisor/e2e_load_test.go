@@ -14,7 +14,7 @@ import (
 )
 
 // loadWhileEchoing: 100 concurrent clients each make 1000 `state` calls
-// against a live supervisor with 0 errors, while the child keeps echoing
+// (200 against a race-built one) against a live supervisor with 0 errors, while the child keeps echoing
 // what is injected, every line back in order. It returns the latencies
 // (figures, not assertions: the goals live in benchmarks). The fault suite
 // runs it after a burst of garbage (TestE2EFaultGarbageThenLoad).

@@ -58,7 +58,7 @@ func TestE2EIdleConnectionsCannotLockOut(t *testing.T) {
 
 	took := r.hook(`{"session_id":"conv-1","hook_event_name":"UserPromptSubmit","prompt":"through the crowd"}`)
 	start := time.Now()
-	st := r.state("doc")
+	st := r.stateVerb("doc") // a process of its own, as the claim is
 	stateTook := time.Since(start)
 	if st.Activity != "busy" {
 		t.Fatalf("the hook did not land (took %v): activity %q, want busy", took, st.Activity)
@@ -154,7 +154,7 @@ func TestE2EWaitingTriggersCannotLockOut(t *testing.T) {
 		t.Fatalf("flood of 140 waiting triggers: %q, want 16 waiting, 124 refused", report)
 	}
 	var st ipc.State
-	stateTook := within(t, "sup state beside 16 waiting triggers", slotBound, func() { st = r.state("doc") })
+	stateTook := within(t, "sup state beside 16 waiting triggers", slotBound, func() { st = r.stateVerb("doc") })
 	hookTook := within(t, "sup hook beside 16 waiting triggers", slotBound, func() {
 		r.hook(`{"session_id":"conv-1","hook_event_name":"Stop","last_assistant_message":"done"}`)
 	})

@@ -26,7 +26,9 @@ func (r *rig) startTrigger(args ...string) (*exec.Cmd, *testutil.Buffer, *bytes.
 // startVerb runs `sup VERB ARGS...` as startTrigger does.
 func (r *rig) startVerb(verb string, args ...string) (*exec.Cmd, *testutil.Buffer, *bytes.Buffer) {
 	r.t.Helper()
-	cmd := exec.Command(r.bins.SupCLI, append([]string{verb}, args...)...)
+	// Race-built: a waiting trigger's client runs goroutines of its own
+	// (its call, the progress events, the cancel on a signal).
+	cmd := exec.Command(r.bins.Sup, append([]string{verb}, args...)...)
 	cmd.Env, cmd.Dir = r.Environ(), r.dir
 	var stdout bytes.Buffer
 	stderr := &testutil.Buffer{}

@@ -11,5 +11,9 @@ import (
 
 // TestMain asks for race-built sup and fakeagent: these end-to-end tests
 // are where races in the supervisor's process show (specs/testing.md,
-// "The suite's time").
-func TestMain(m *testing.M) { os.Exit(testutil.MainRaceBuilds(m)) }
+// "The suite's time"). Their client verbs run a plain sup
+// (testutil.PlainClients): the broker package's tests race those.
+func TestMain(m *testing.M) {
+	testutil.PlainClients()
+	os.Exit(testutil.MainRaceBuilds(m))
+}

@@ -193,7 +193,7 @@ func TestCodexAnswer(t *testing.T) {
 	a.WaitScreen(CodexPrompt)
 }
 
-// waitSignal waits until sup explain lists a signal of rule (such as
+// waitSignal waits until the session's explain lists a signal of rule (such as
 // "hook:Notification": the hook arrived) and returns that explain.
 func (a *Agent) waitSignal(rule string) ipc.ExplainResult {
 	a.T.Helper()

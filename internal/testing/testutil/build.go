@@ -21,8 +21,8 @@ import (
 type Bins struct {
 	Sup       string // built from ./cmd/sup: race-built after RaceBuilds
 	FakeAgent string // built from ./testdata/fakeagent: likewise
-	// SupCLI is ./cmd/sup never race-built, for the one-shot client
-	// verbs a test runs (Rig.Sup, `sup hook`): see [BuildPlain].
+	// SupCLI is the sup for the client verbs a test runs (Rig.Sup, `sup
+	// hook`): Sup, or a plain build after [PlainClients].
 	SupCLI string
 }
 
@@ -30,12 +30,30 @@ type Bins struct {
 // paths. See [BuildPackage].
 func Build(t testing.TB) Bins {
 	t.Helper()
-	return Bins{
+	b := Bins{
 		Sup:       BuildPackage(t, "./cmd/sup"),
 		FakeAgent: BuildPackage(t, "./testdata/fakeagent"),
-		SupCLI:    BuildPlain(t, "./cmd/sup"),
 	}
+	b.SupCLI = b.Sup
+	if plainClients.Load() {
+		b.SupCLI = BuildPlain(t, "./cmd/sup")
+	}
+	return b
 }
+
+// plainClients is whether Build's SupCLI is a plain build; see
+// PlainClients.
+var plainClients atomic.Bool
+
+// PlainClients makes the SupCLI of the binaries this test process builds
+// from then on a plain build, whatever [RaceBuilds] said: call it from
+// the TestMain of a package whose end-to-end tests are about the
+// supervisor's process. Its race-built supervisors stay; the client verbs
+// its tests run (`sup state`, `queue`, `hook`, ...) were 805 race-built
+// processes and 123 CPU-s of one run (issue 29), and their code, the
+// broker's fan-out goroutines included, runs race-built in the broker
+// package's tests, which keep race-built clients.
+func PlainClients() { plainClients.Store(true) }
 
 // binDirPrefix names the per-process directories binaries are built into;
 // the pid that follows it lets a later run remove directories whose process
@@ -77,13 +95,8 @@ func BuildPackage(t testing.TB, pkg string) string {
 }
 
 // BuildPlain is [BuildPackage] without the race detector whatever
-// [RaceBuilds] said: for the one-shot client processes of a test whose
-// supervisors are race-built. The races sup has live in its long-lived
-// processes (a supervisor's pump, desk, server and watchers: the relay
-// races of cbfe9df); a client verb is one request and its answer, and its
-// code runs under -race in its packages' in-process tests. A race-built
-// one costs ~150 ms of CPU against ~40 ms (issue 29's profile: 805 of them
-// were 123 CPU-s of the supervisor package's run).
+// [RaceBuilds] said (see [PlainClients]). A race-built sup client costs
+// ~150 ms of CPU against ~40 ms.
 func BuildPlain(t testing.TB, pkg string) string {
 	t.Helper()
 	return buildPackage(t, pkg, false)
