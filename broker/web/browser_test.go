@@ -40,7 +40,8 @@ type browser struct {
 	dialogs    []string
 	foreign    []string
 	exceptions []string
-	origin     string // requests elsewhere are foreign
+	posts      map[string]int // POSTs to the origin, by path
+	origin     string         // requests elsewhere are foreign
 }
 
 // newBrowser starts chromium (testutil.Missing without it: skipped
@@ -53,7 +54,7 @@ func newBrowser(t testing.TB, origin string) *browser {
 		chromedp.ExecPath(path), chromedp.WindowSize(390, 844), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	b := &browser{t: t, origin: origin}
+	b := &browser{t: t, origin: origin, posts: map[string]int{}}
 	var ctx context.Context
 	ready := make(chan struct{})
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
@@ -71,6 +72,8 @@ func newBrowser(t testing.TB, origin string) *browser {
 			u := e.Request.URL
 			if !strings.HasPrefix(u, b.origin+"/") && !strings.HasPrefix(u, "data:") {
 				b.foreign = append(b.foreign, u)
+			} else if e.Request.Method == "POST" {
+				b.posts[strings.TrimPrefix(u, b.origin)]++
 			}
 		case *cdruntime.EventExceptionThrown:
 			b.exceptions = append(b.exceptions, e.ExceptionDetails.Text)
@@ -178,6 +181,38 @@ func (b *browser) click(sel string) {
 			b.t.Fatalf("click %s: %v", sel, err)
 		}
 	}
+}
+
+// clickPost clicks sel, a button whose click POSTs to path, and waits
+// until the page sent that POST; a click that sent none within 5 s is
+// tried again, twice at most. A live update that replaces the row between
+// the mouse's press and its release loses the click (no click event
+// fires), which chromedp cannot see: TestBrowserQueue failed so in a
+// whole run, its answer never sent. Nothing was sent then, so a second
+// click answers nothing twice.
+func (b *browser) clickPost(sel, path string) {
+	b.t.Helper()
+	for try := 1; ; try++ {
+		n := b.postCount(path)
+		b.click(sel)
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if b.postCount(path) > n {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if try == 3 {
+			b.t.Fatalf("click %s: the page sent no POST %s in %d tries", sel, path, try)
+		}
+		b.t.Logf("click %s sent no POST %s within 5 s: clicking again", sel, path)
+	}
+}
+
+func (b *browser) postCount(path string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.posts[path]
 }
 
 // clean fails the test for any dialog, foreign request or exception.
@@ -299,7 +334,7 @@ func TestBrowserQueue(t *testing.T) {
 	}
 
 	// A click answers beta's prompt.
-	b.click(rowSel("beta") + ` button[data-choice="yes"]`)
+	b.clickPost(rowSel("beta")+` button[data-choice="yes"]`, "/api/answer")
 	w.Tmux.WaitFor(t, beta, "answered: y", 10*time.Second)
 	b.waitText("#status", "answered beta with yes")
 	var rec map[string]any
@@ -325,7 +360,7 @@ func TestBrowserQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Tmux.WaitFor(t, gamma, "answered: y", 10*time.Second)
-	b.click(rowSel("gamma") + ` button[data-choice="no"]`)
+	b.clickPost(rowSel("gamma")+` button[data-choice="no"]`, "/api/answer")
 	b.waitText(rowSel("gamma")+" .msg.error", "PROMPT_CHANGED")
 	b.waitText("#status", "PROMPT_CHANGED")
 	if strings.Contains(w.Tmux.Capture(gamma), "answered: n") {
@@ -357,7 +392,7 @@ func TestBrowserAgentWebRefused(t *testing.T) {
 	origin, _, _ := strings.Cut(url, "/?")
 	b := newBrowser(t, origin)
 	b.open(url)
-	b.click(rowSel("beta") + ` button[data-choice="yes"]`)
+	b.clickPost(rowSel("beta")+` button[data-choice="yes"]`, "/api/answer")
 	got := b.waitText(rowSel("beta")+" .msg.error", "NOT_ALLOWED")
 	if !strings.Contains(got, `agent "sb"`) {
 		t.Errorf("refusal %q, want it to name agent sb", got)
@@ -626,13 +661,13 @@ func TestBrowserActions(t *testing.T) {
 	head := first()
 
 	// Skip: the head goes behind the other.
-	b.click(rowSel(head) + " button.skip")
+	b.clickPost(rowSel(head)+" button.skip", "/api/skip")
 	b.waitText("#status", "skipped "+head+" until")
 	testutil.WaitUntil(t, 10*time.Second, head+" to leave the head", func() bool { return first() != head })
 
 	// Send.
 	b.must(10*time.Second, "type a prompt", chromedp.SendKeys(chromedp.CSS(rowSel("alpha")+" .trigger input"), "hello from the web"))
-	b.click(rowSel("alpha") + " button.send")
+	b.clickPost(rowSel("alpha")+" button.send", "/api/trigger")
 	w.Tmux.WaitFor(t, alpha, "got: hello from the web", 15*time.Second)
 	ipctest.Hook(t, w.Socket("alpha"), "alpha", "UserPromptSubmit") // the agent takes it: busy acks it
 	b.waitText(rowSel("alpha")+" .msg", "delivered to alpha")
@@ -641,7 +676,7 @@ func TestBrowserActions(t *testing.T) {
 	b.waitText(rowSel("alpha")+" .state", "busy")
 
 	// Jump.
-	b.click(rowSel("alpha") + " button.jump")
+	b.clickPost(rowSel("alpha")+" button.jump", "/api/jump")
 	b.waitText("#status", "jumped to alpha")
 	if got := w.Tmux.ClientPane(t, client); got != alpha {
 		t.Fatalf("the client shows %s, want alpha's pane %s", got, alpha)
