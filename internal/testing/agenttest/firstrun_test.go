@@ -3,8 +3,9 @@
 package agenttest
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -285,16 +286,22 @@ func names(met []firstRunAnswer) []string {
 }
 
 // stateNow is State without failing the test: sup may not listen yet.
+// Asked over the socket in the test process, as State is: the first-run
+// tests sample it every 100 ms for tens of seconds.
 func (a *Agent) stateNow() (ipc.State, error) {
-	out, err := a.SupCmd("state", "--json", a.Doc)
-	if err != nil {
-		return ipc.State{}, err
-	}
 	var st ipc.State
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return ipc.State{}, fmt.Errorf("sup state --json: %w: %s", err, out)
+	socks, err := filepath.Glob(filepath.Join(a.Env["SUP_RUNTIME_DIR"], "*.sock"))
+	if err != nil || len(socks) != 1 {
+		return st, fmt.Errorf("the session's socket: %v %v", socks, err)
 	}
-	return st, nil
+	c, err := ipc.Dial(socks[0], 5*time.Second)
+	if err != nil {
+		return st, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return st, c.Call(ctx, ipc.MethodState, nil, &st)
 }
 
 var claudeFirstRun = firstRun{
