@@ -52,17 +52,7 @@ func (r *rig) state(name string) ipc.State {
 func (r *rig) tryState(name string) (ipc.State, bool) {
 	var st ipc.State
 	sock, ok := r.LookupSocket(name)
-	if !ok {
-		return st, false
-	}
-	c, err := ipc.Dial(sock, 5*time.Second)
-	if err != nil {
-		return st, false
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return st, c.Call(ctx, ipc.MethodState, nil, &st) == nil
+	return st, ok && ipctest.TryCall(sock, ipc.MethodState, nil, &st) == nil
 }
 
 // stateVerb is `sup state --json TARGET` itself, any kind of target.

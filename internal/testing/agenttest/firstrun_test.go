@@ -3,7 +3,6 @@
 package agenttest
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testing/ipctest"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -294,14 +294,7 @@ func (a *Agent) stateNow() (ipc.State, error) {
 	if err != nil || len(socks) != 1 {
 		return st, fmt.Errorf("the session's socket: %v %v", socks, err)
 	}
-	c, err := ipc.Dial(socks[0], 5*time.Second)
-	if err != nil {
-		return st, err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return st, c.Call(ctx, ipc.MethodState, nil, &st)
+	return st, ipctest.TryCall(socks[0], ipc.MethodState, nil, &st)
 }
 
 var claudeFirstRun = firstRun{

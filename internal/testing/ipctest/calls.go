@@ -19,16 +19,22 @@ const callTimeout = 5 * time.Second
 // into out (nil: dropped); the test fails if the call does.
 func Call(t testing.TB, sock, method string, params, out any) {
 	t.Helper()
+	if err := TryCall(sock, method, params, out); err != nil {
+		t.Fatalf("%s at %s: %v", method, sock, err)
+	}
+}
+
+// TryCall is Call returning the error, for a poll that may begin before
+// the supervisor listens.
+func TryCall(sock, method string, params, out any) error {
 	c, err := ipc.Dial(sock, callTimeout)
 	if err != nil {
-		t.Fatalf("%s at %s: %v", method, sock, err)
+		return err
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	if err := c.Call(ctx, method, params, out); err != nil {
-		t.Fatalf("%s at %s: %v", method, sock, err)
-	}
+	return c.Call(ctx, method, params, out)
 }
 
 // Hook tells the supervisor at sock that a Claude Code hook fired, as `sup
