@@ -44,20 +44,61 @@ type browser struct {
 	origin     string         // requests elsewhere are foreign
 }
 
-// newBrowser starts chromium (testutil.Missing without it: skipped
-// locally, a failure in CI). On failure the page's screenshot at
-// 390×844 is written and its path logged.
-func newBrowser(t testing.TB, origin string) *browser {
+// chromium is the one Chromium the package's tests and benchmarks open
+// their pages in, each page in a browser context of its own (its own
+// cookies, storage and cache, closed with the test): a Chromium per test
+// was ten starts and ~80 processes a run, ~4 CPU-seconds each
+// (specs/testing.md, "Fourth pass"). TestMain stops it.
+var chromium struct {
+	once sync.Once
+	ctx  context.Context // the browser's first tab; tests open theirs beside it
+	stop context.CancelFunc
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chromium.stop != nil {
+		chromium.stop()
+	}
+	os.Exit(code)
+}
+
+// browserContext starts the shared Chromium on first use (testutil.Missing
+// without it: skipped locally, a failure in CI).
+func browserContext(t testing.TB) context.Context {
 	t.Helper()
 	path := testutil.Program(t, "chromium", "apt-get install -y chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.WindowSize(390, 844), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	chromium.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path), chromedp.WindowSize(390, 844), chromedp.NoSandbox,
+			chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, bcancel := chromedp.NewContext(actx)
+		stop := func() { bcancel(); acancel() }
+		if err := chromedp.Do(bctx); err != nil { // starts the browser
+			stop()
+			chromium.err = err
+			return
+		}
+		chromium.ctx, chromium.stop = bctx, stop
+	})
+	if chromium.err != nil {
+		t.Fatalf("chromium: %v", chromium.err)
+	}
+	return chromium.ctx
+}
+
+// newBrowser opens a page of the shared Chromium (browserContext) in a
+// browser context of its own, at phone size. On failure the page's
+// screenshot at 390×844 is written and its path logged.
+func newBrowser(t testing.TB, origin string) *browser {
+	t.Helper()
+	parent := browserContext(t)
 	b := &browser{t: t, origin: origin, posts: map[string]int{}}
 	var ctx context.Context
 	ready := make(chan struct{})
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext(), chromedp.WithListener(func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		switch e := ev.(type) {
@@ -81,10 +122,7 @@ func newBrowser(t testing.TB, origin string) *browser {
 	}))
 	b.ctx = ctx
 	close(ready)
-	t.Cleanup(func() {
-		cancel()
-		acancel()
-	})
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}

@@ -5,7 +5,6 @@ package store
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,46 +14,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
-
-// The crash helper: the test binary re-executed with these variables
-// appends {"r":RUN,"n":N} lines forever, printing N once Append returned
-// (the line is acknowledged), until it is SIGKILLed.
-const (
-	helperDir = "ROTATE_AUDIT_HELPER_DIR"
-	helperRun = "ROTATE_AUDIT_HELPER_RUN"
-)
-
-func TestMain(m *testing.M) {
-	if dir := os.Getenv(helperDir); dir != "" {
-		runAuditHelper(dir, os.Getenv(helperRun))
-		return
-	}
-	os.Exit(m.Run())
-}
-
-func runAuditHelper(dir, run string) {
-	// 1 KiB files (below MinSize, which only config enforces): a rotation
-	// every ~10 lines, so kills often land in one.
-	a := NewAudit(dir, AuditConfig{MaxSize: KiB, Keep: MaxAuditKeep})
-	pad := strings.Repeat("p", 60)
-	for n := 0; ; n++ {
-		if err := a.appendLine(fmt.Appendf(nil, `{"r":%s,"n":%d,"pad":%q}`, run, n, pad)); err != nil {
-			fmt.Fprintln(os.Stderr, "helper:", err)
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stdout, n)
-	}
-}
 
 // startHelper starts one appender and collects its acknowledgements;
 // writing is closed at its first, so that a kill lands while it writes (on
 // a loaded machine a -race helper may take longer than the kill's random
 // delay just to start: then no round exercised anything).
-func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *sync.Mutex, wg *sync.WaitGroup) (cmd *exec.Cmd, writing <-chan struct{}) {
+func startHelper(t *testing.T, helper, dir string, run int, acked map[[2]int]bool, mu *sync.Mutex, wg *sync.WaitGroup) (cmd *exec.Cmd, writing <-chan struct{}) {
 	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperDir+"="+dir, helperRun+"="+strconv.Itoa(run))
+	cmd = exec.Command(helper, dir, strconv.Itoa(run))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +55,12 @@ func startHelper(t *testing.T, dir string, run int, acked map[[2]int]bool, mu *s
 	return cmd, first
 }
 
-// TestAuditSIGKILLDuringRotation kills two concurrent appenders at random
-// points, many times, and then counts: every acknowledged line is in the
-// files exactly once, no line is there twice, and every line is whole.
+// TestAuditSIGKILLDuringRotation kills two concurrent appenders
+// (testdata/audithelper) at random points, many times, and then counts:
+// every acknowledged line is in the files exactly once, no line is there
+// twice, and every line is whole.
 func TestAuditSIGKILLDuringRotation(t *testing.T) {
+	helper := testutil.BuildPlain(t, "./internal/store/testdata/audithelper")
 	dir := t.TempDir()
 	rounds := 60
 	if testing.Short() {
@@ -103,7 +75,7 @@ func TestAuditSIGKILLDuringRotation(t *testing.T) {
 		var writing []<-chan struct{}
 		for range 2 {
 			run++
-			c, w := startHelper(t, dir, run, acked, &mu, &wg)
+			c, w := startHelper(t, helper, dir, run, acked, &mu, &wg)
 			cmds, writing = append(cmds, c), append(writing, w)
 		}
 		for _, w := range writing {

@@ -79,40 +79,28 @@ func TestCorpusMatchesTmux(t *testing.T) {
 		t.Skip("-short")
 	}
 	c := loadCorpus(t)
+	var replays []replay
+	for _, e := range c.Recordings {
+		path, err := filepath.Abs(filepath.Join(corpusDir, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replays = append(replays, replay{path, e.Cols, e.Rows})
+	}
 	// testutil's private server: cleaned up even when the test fails.
-	m := testutil.NewTmux(t)
-	tmux, sock := m.Run, m.SocketPath
+	shots := tmuxReplay(t, testutil.NewTmux(t), replays)
 	for i, e := range c.Recordings {
 		t.Run(e.File, func(t *testing.T) {
-			path, err := filepath.Abs(filepath.Join(corpusDir, e.File))
+			data, err := os.ReadFile(replays[i].path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := fmt.Sprintf("replayed-%d", i)
-			script := fmt.Sprintf("stty raw -echo; cat '%s'; tmux -S '%s' wait-for -S %s; exec sleep 600", path, sock, done)
-			win := fmt.Sprintf("r%d", i)
-			if out, err := tmux("new-session", "-d", "-s", win, "-x", fmt.Sprint(e.Cols), "-y", fmt.Sprint(e.Rows), script); err != nil {
-				t.Fatalf("tmux: %v: %s", err, out)
-			}
-			if out, err := tmux("wait-for", done); err != nil {
-				t.Fatalf("tmux: %v: %s", err, out)
-			}
-			capture, err := tmux("capture-pane", "-p", "-e", "-t", win)
-			if err != nil {
-				t.Fatalf("capture: %v: %s", err, capture)
-			}
-			size, _ := tmux("display", "-p", "-t", win, "#{pane_width}x#{pane_height}")
-			tmux("kill-session", "-t", win)
-			if strings.TrimSpace(size) != fmt.Sprintf("%dx%d", e.Cols, e.Rows) {
-				t.Skipf("tmux pane is %s, not %dx%d", strings.TrimSpace(size), e.Cols, e.Rows)
+			if shots[i].size != fmt.Sprintf("%dx%d", e.Cols, e.Rows) {
+				t.Skipf("tmux pane is %s, not %dx%d", shots[i].size, e.Cols, e.Rows)
 			}
 			s := New(e.Cols, e.Rows)
 			s.Write(data)
-			want := trimText(acsText(capture))
+			want := trimText(acsText(shots[i].capture))
 			if got := s.Text(); got != want {
 				t.Fatalf("screen differs from tmux\n%s", diffText(want, got))
 			}

@@ -23,47 +23,44 @@ func TestCasesMatchTmux(t *testing.T) {
 	}
 	// testutil's private server: cleaned up even when the test fails.
 	m := testutil.NewTmux(t)
-	tmux, sock := m.Run, m.SocketPath
 	dir := t.TempDir()
 	var tables []string
 	for name := range allCases {
 		tables = append(tables, name)
 	}
 	sort.Strings(tables)
-	n := 0
+	type tableCase struct {
+		table string
+		c     screenCase
+	}
+	var cases []tableCase
+	var replays []replay
 	for _, table := range tables {
 		for _, c := range allCases[table] {
-			n++
 			cols, rows := c.size()
-			path := filepath.Join(dir, fmt.Sprintf("case%d", n))
+			path := filepath.Join(dir, fmt.Sprintf("case%d", len(cases)+1))
 			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			done, sess := fmt.Sprintf("done%d", n), fmt.Sprintf("c%d", n)
-			script := fmt.Sprintf("stty raw -echo; cat '%s'; tmux -S '%s' wait-for -S %s; exec sleep 600", path, sock, done)
-			if out, err := tmux("new-session", "-d", "-s", sess, "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), script); err != nil {
-				t.Fatalf("tmux: %v: %s", err, out)
+			cases = append(cases, tableCase{table, c})
+			replays = append(replays, replay{path, cols, rows})
+		}
+	}
+	for i, shot := range tmuxReplay(t, m, replays) {
+		table, c, cols := cases[i].table, cases[i].c, replays[i].cols
+		want := strings.ReplaceAll(trimText(acsText(shot.capture)), "\n", "|")
+		s := sc(cols, replays[i].rows, c.in)
+		got := strings.ReplaceAll(s.Text(), "\n", "|")
+		x, y, _ := s.Cursor()
+		same := got == want && x == min(shot.cx, cols-1) && y == shot.cy
+		if c.tmuxDiffers != "" {
+			if same {
+				t.Errorf("%s/%s: marked as differing from tmux (%s) but matches it", table, c.name, c.tmuxDiffers)
 			}
-			tmux("wait-for", done)
-			capture, _ := tmux("capture-pane", "-p", "-e", "-t", sess)
-			pos, _ := tmux("display", "-p", "-t", sess, "#{cursor_x} #{cursor_y}")
-			tmux("kill-session", "-t", sess)
-			var tx, ty int
-			fmt.Sscan(pos, &tx, &ty)
-			want := strings.ReplaceAll(trimText(acsText(capture)), "\n", "|")
-			s := sc(cols, rows, c.in)
-			got := strings.ReplaceAll(s.Text(), "\n", "|")
-			x, y, _ := s.Cursor()
-			same := got == want && x == min(tx, cols-1) && y == ty
-			if c.tmuxDiffers != "" {
-				if same {
-					t.Errorf("%s/%s: marked as differing from tmux (%s) but matches it", table, c.name, c.tmuxDiffers)
-				}
-				continue
-			}
-			if !same {
-				t.Errorf("%s/%s: tmux shows %q cursor %d,%d; Screen %q cursor %d,%d", table, c.name, want, tx, ty, got, x, y)
-			}
+			continue
+		}
+		if !same {
+			t.Errorf("%s/%s: tmux shows %q cursor %d,%d; Screen %q cursor %d,%d", table, c.name, want, shot.cx, shot.cy, got, x, y)
 		}
 	}
 }

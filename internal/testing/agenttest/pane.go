@@ -251,6 +251,11 @@ func (a *Agent) Keys(keys ...string) {
 // before sending them again.
 const retryKeysAfter = 500 * time.Millisecond
 
+// keysLookEvery is how often PressUntil and PressUntilGone look at the
+// screen between presses: each look is a tmux client, and at 20 ms a
+// press made 25 of them (testutil's pollInterval says why 50 ms).
+const keysLookEvery = 50 * time.Millisecond
+
 // PressUntilGone sends keys until substr has left the screen, waiting
 // retryKeysAfter between tries, and fails the test after ScreenTimeout.
 // Dialogs may drop keys for a moment after they appear (Claude Code's
@@ -286,7 +291,7 @@ func (a *Agent) PressUntil(substr string, keys ...string) {
 		}
 		a.Keys(keys...)
 		for next := time.Now().Add(retryKeysAfter); time.Now().Before(next) && !strings.Contains(a.Screen(), substr); {
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(keysLookEvery)
 		}
 	}
 }
@@ -317,7 +322,7 @@ func (a *Agent) untilGoneEvery(substr, what string, every time.Duration, press f
 			if err == nil && !strings.Contains(out, substr) {
 				return
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(keysLookEvery)
 		}
 		if time.Now().After(deadline) {
 			a.T.Fatalf("pane %s: %q still on screen %v after pressing %s:\n%s", a.Pane, substr, ScreenTimeout, what, a.Screen())

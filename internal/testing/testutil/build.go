@@ -171,6 +171,13 @@ func runGoBuild(modRoot, out, pkg string, race bool) error {
 	args = append(args, pkg)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = modRoot
+	if !race {
+		// Static, as `make build` and `make install` build sup: what users
+		// run, and a process started without the dynamic loader's ~5 ms of
+		// CPU (the tests start some 1,500 sup processes a run). The race
+		// detector needs cgo.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
@@ -307,6 +314,10 @@ func MainRaceBuilds(m *testing.M) int {
 // race detector: a bound on their memory must allow for its shadow
 // memory, several times a plain build's.
 func Race() bool { return raceBuilds.Load() }
+
+// RaceDetector reports whether this test binary was built with -race: an
+// in-process load sized for the detector's cost (ipc's TestLoad).
+func RaceDetector() bool { return raceEnabled }
 
 // CopyExecutable copies the running test binary to path (its directory
 // made if need be), executable: a second binary that is this one, for a
