@@ -54,7 +54,7 @@ func floodThrough(b *testing.B, fake string, drain func(io.Reader)) time.Duratio
 // / without (goal: no measurable change — the model may lag, the pump must
 // not). Run with -benchtime=Nx for N rounds.
 func BenchmarkPump(b *testing.B) {
-	fake := testutil.BuildPackage(b, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(b)
 	var ratios, modelRatios []float64
 	var bare, plain, withModel time.Duration
 	var dropped int64

@@ -56,7 +56,7 @@ type sessionRig struct {
 // running the fakeagent with args plus -raw and -record.
 func newSessionRig(t *testing.T, profile string, args ...string) *sessionRig {
 	t.Helper()
-	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(t)
 	dir := t.TempDir()
 	r := &sessionRig{t: t, record: filepath.Join(dir, "record")}
 	for path, content := range map[string]string{

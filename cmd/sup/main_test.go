@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // gets a private HOME, config, state and runtime dir, and fakeagent in PATH.
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		// Programs run only with exec: a script line never calls sup as a

@@ -15,7 +15,7 @@ import (
 // output into out, and ends it when the test ends.
 func startFake(t *testing.T, out *testutil.Buffer, args ...string) *Child {
 	t.Helper()
-	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(t)
 	c, err := StartChild(append([]string{fake}, args...), t.TempDir(), nil, &pty.Winsize{Rows: 24, Cols: 80})
 	if err != nil {
 		t.Fatal(err)

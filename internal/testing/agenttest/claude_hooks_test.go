@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
@@ -15,7 +16,10 @@ import (
 // TestClaudeHooksDriveState: with `sup hooks install claude`, a real
 // permission prompt makes state needs_confirmation with the command in the
 // summary; approving it goes busy then ready; agent_session_id is the id
-// Claude's hooks carry.
+// Claude's hooks carry. Then (issue 22) a turn that the model ends with a
+// 400 waits on the human: the session reads error, with its reason and
+// message, and enters the stuck queue (waiting_since set). One agent for
+// what were two tests (issue 29).
 func TestClaudeHooksDriveState(t *testing.T) {
 	t.Parallel()
 	a := startReadyClaude(t, WithBeforeStart(func(a *Agent) { a.InstallHooks(a.Sup, "claude", "--user") }))
@@ -50,6 +54,20 @@ func TestClaudeHooksDriveState(t *testing.T) {
 	// The transcript Claude named in SessionStart carries the same id.
 	if !transcriptHas(a.Home, st.AgentSessionID) {
 		t.Fatalf("no transcript of session %s under %s", st.AgentSessionID, a.Home)
+	}
+
+	a.Type("FAIL 400")
+	testutil.WaitUntil(t, 60*time.Second, "error with waiting_since", func() bool {
+		st = a.State()
+		return st.Activity == "error" && st.WaitingSince != 0
+	})
+	if st.Reason != "api_error" || st.Summary == "" {
+		dumpSupLog(t, a)
+		t.Fatalf("after a 400: reason %q summary %q, want api_error and the error's message", st.Reason, st.Summary)
+	}
+	t.Logf("error: %s %q", st.Reason, st.Summary)
+	if out, err := a.SupCmd("queue"); err != nil || !strings.Contains(out, st.Name) {
+		t.Fatalf("sup queue does not list the failed session: %s %v", out, err)
 	}
 }
 

@@ -145,8 +145,7 @@ const GeminiStartTimeout = 2 * ScreenTimeout
 func (a *Agent) WaitGeminiReady() {
 	a.T.Helper()
 	var since time.Time
-	testutil.WaitUntil(a.T, GeminiStartTimeout, "Gemini CLI initialised at its empty prompt", func() bool {
-		s := a.Screen()
+	a.Tmux.WaitScreenFunc(a.T, a.Pane, GeminiStartTimeout, "Gemini CLI initialised at its empty prompt", func(s string) bool {
 		if !strings.Contains(s, GeminiPrompt) || strings.Contains(s, geminiInitializing) {
 			since = time.Time{}
 			return false

@@ -107,7 +107,7 @@ const (
 )
 
 func benchPaneFlood(t *testing.T, e *benchEnv, sz sizes) []Figure {
-	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(t)
 	goRelay := relay{kind: relayGo, bin: testutil.BuildPackage(t, "./testdata/ptyrelay")}
 	_, err := exec.LookPath("script")
 	haveScript := err == nil

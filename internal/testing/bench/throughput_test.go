@@ -144,7 +144,7 @@ func floodTmux(t *testing.T, tm *testutil.Tmux, fake string, n int) time.Duratio
 // benchThroughput: the same flood through a bare pty, sup and tmux, runs
 // interleaved so all three see the same machine.
 func benchThroughput(t *testing.T, e *benchEnv, sz sizes) []Figure {
-	fake := testutil.BuildPackage(t, "./testdata/fakeagent")
+	fake := testutil.FakeAgent(t)
 	tm := testutil.NewTmux(t)
 	mbs := func(d time.Duration) float64 { return float64(sz.floodBytes) / 1e6 / d.Seconds() }
 	var bare, sup, tmux, hwms []float64

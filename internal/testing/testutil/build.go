@@ -32,7 +32,7 @@ func Build(t testing.TB) Bins {
 	t.Helper()
 	b := Bins{
 		Sup:       BuildPackage(t, "./cmd/sup"),
-		FakeAgent: BuildPackage(t, "./testdata/fakeagent"),
+		FakeAgent: FakeAgent(t),
 	}
 	b.SupCLI = b.Sup
 	if plainClients.Load() {
@@ -94,6 +94,15 @@ func BuildPackage(t testing.TB, pkg string) string {
 	return buildPackage(t, pkg, raceBuilds.Load())
 }
 
+// FakeAgent builds testdata/fakeagent, once per test process, always
+// without the race detector: it is the tests' stand-in, not what they
+// test, and a race-built one cost ~0.1 s of CPU more at each of the
+// ~250 starts of a run (issue 29).
+func FakeAgent(t testing.TB) string {
+	t.Helper()
+	return BuildPlain(t, "./testdata/fakeagent")
+}
+
 // BuildPlain is [BuildPackage] without the race detector whatever
 // [RaceBuilds] said (see [PlainClients]). A race-built sup client costs
 // ~150 ms of CPU against ~40 ms.
@@ -138,6 +147,9 @@ func goBuild(pkg string, race bool) (string, error) {
 		}
 	}
 	out := filepath.Join(dir, filepath.Base(pkg))
+	if pre := prebuilt(pkg, race); pre != "" {
+		return out, copyBinary(pre, out)
+	}
 	shared, unlock, err := sharedBuild(modRoot, race)
 	if err != nil {
 		// No cache directory (no HOME, a read-only one): build here.
@@ -148,16 +160,49 @@ func goBuild(pkg string, race bool) (string, error) {
 	if err := runGoBuild(modRoot, cached, pkg, race); err != nil {
 		return "", err
 	}
-	// A copy, not the cached file: a later build may rewrite that while
-	// this process's tests still run the binary.
-	b, err := os.ReadFile(cached)
+	return out, copyBinary(cached, out)
+}
+
+// copyBinary copies the executable src to dst: a copy, not src itself,
+// since a later build may rewrite src while this process's tests still
+// run the binary.
+func copyBinary(src, dst string) error {
+	b, err := os.ReadFile(src)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := os.WriteFile(out, b, 0o755); err != nil {
-		return "", err
+	return os.WriteFile(dst, b, 0o755)
+}
+
+// PrebuiltEnv names the directory of the binaries `make test` builds once
+// for the whole run (make test-bins): plain/sup, plain/fakeagent and
+// race/sup. A test process takes them from there instead of running `go
+// build` itself, which, up to date, still costs the go command's look at
+// every source file and git's for the build's VCS stamp: some 60 go and
+// 100 git processes a run, ~25 CPU-seconds (issue 29). Without it (a bare
+// `go test`) each test process builds as before.
+const PrebuiltEnv = "SUP_TEST_BINDIR"
+
+// prebuiltPkgs are the packages make test-bins builds, by the name of
+// their binary.
+var prebuiltPkgs = map[string]string{"./cmd/sup": "sup", "./testdata/fakeagent": "fakeagent"}
+
+// prebuilt is the path of pkg's binary in PrebuiltEnv's directory, or ""
+// when it is not there.
+func prebuilt(pkg string, race bool) string {
+	dir, name := os.Getenv(PrebuiltEnv), prebuiltPkgs[pkg]
+	if dir == "" || name == "" {
+		return ""
 	}
-	return out, nil
+	flavour := "plain"
+	if race {
+		flavour = "race"
+	}
+	p := filepath.Join(dir, flavour, name)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }
 
 // runGoBuild builds pkg into out. go build leaves out alone when it is

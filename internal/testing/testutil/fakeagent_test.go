@@ -30,7 +30,7 @@ type agent struct {
 // when the test ends.
 func startAgent(t *testing.T, args ...string) *agent {
 	t.Helper()
-	bin := BuildPackage(t, "./testdata/fakeagent")
+	bin := FakeAgent(t)
 	a := &agent{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	a.cmd.Dir = t.TempDir()
 	a.cmd.Env = append(os.Environ(), "FAKEAGENT_TEST_VAR=x y")

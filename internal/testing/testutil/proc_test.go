@@ -77,8 +77,8 @@ func TestWaitUntilReturnsWhenTrue(t *testing.T) {
 }
 
 func TestBuildPackageBuildsOnce(t *testing.T) {
-	a := BuildPackage(t, "./testdata/fakeagent")
-	b := BuildPackage(t, "./testdata/fakeagent")
+	a := FakeAgent(t)
+	b := FakeAgent(t)
 	if a != b {
 		t.Fatalf("two builds: %s, %s", a, b)
 	}

@@ -259,11 +259,19 @@ func (m *Tmux) WaitForScreen(t testing.TB, pane, substr string, timeout time.Dur
 	})
 }
 
+// WaitScreenFunc waits up to timeout until ok holds for the pane's visible
+// screen and returns it, looking as the other tmux waits do (slower once
+// the wait is long); what names the wait in the failure.
+func (m *Tmux) WaitScreenFunc(t testing.TB, pane string, timeout time.Duration, what string, ok func(string) bool) string {
+	t.Helper()
+	return m.waitCapture(t, pane, false, timeout, what, ok)
+}
+
 func (m *Tmux) waitCapture(t testing.TB, pane string, history bool, timeout time.Duration, what string, ok func(string) bool) string {
 	t.Helper()
 	timeout = atLeastMinWait(timeout)
 	deadline := time.Now().Add(timeout)
-	var pace backoff
+	pace := backoff{screen: true}
 	for {
 		out, err := m.capture(pane, history)
 		if err == nil && ok(out) {

@@ -12,7 +12,7 @@ import (
 )
 
 func TestTmuxRunsFakeAgent(t *testing.T) {
-	bin := BuildPackage(t, "./testdata/fakeagent")
+	bin := FakeAgent(t)
 	m := NewTmux(t)
 	dir := t.TempDir()
 	pane := m.NewWindowDir(dir, map[string]string{"WEIRD": `it's "quoted" $HOME`}, bin, "-echo", "-print-size", "-print-cwd", "-print-env")
@@ -46,7 +46,7 @@ func TestTmuxRunsFakeAgent(t *testing.T) {
 }
 
 func TestTmuxPaneExitStatus(t *testing.T) {
-	bin := BuildPackage(t, "./testdata/fakeagent")
+	bin := FakeAgent(t)
 	m := NewTmux(t)
 	exited := m.NewWindow(nil, bin, "-exit", "3")
 	killed := m.NewWindow(nil, bin, "-signal", "SEGV")
@@ -84,7 +84,7 @@ func TestTmuxWaitForCount(t *testing.T) {
 // TestTmuxCleanup checks that a test's server, the processes in its panes
 // and its socket are gone once the test is over.
 func TestTmuxCleanup(t *testing.T) {
-	bin := BuildPackage(t, "./testdata/fakeagent")
+	bin := FakeAgent(t)
 	var server, agent int
 	var socket string
 	t.Run("inner", func(t *testing.T) {

@@ -31,11 +31,24 @@ const fastPolling = time.Second
 // seen within 200 ms of it; how fast it happened is a benchmark's figure.
 const maxPollInterval = 200 * time.Millisecond
 
+// slowScreenAfter and maxScreenPollInterval pace the tmux waits (each
+// look a tmux client) once they have waited long: a wait still going
+// after 5 s is on something slow (a real agent starting, seconds under
+// load), and looks every 500 ms from then on. An agent start waited on
+// for 30 s is ~75 captures, not ~170; the agent tests made ~1,900
+// captures a run (specs/testing.md, "Fourth pass").
+const (
+	slowScreenAfter       = 5 * time.Second
+	maxScreenPollInterval = 500 * time.Millisecond
+)
+
 // backoff paces a wait's looks: every pollInterval through fastPolling,
-// then each pause half as long again up to maxPollInterval.
+// then each pause half as long again up to maxPollInterval — or, for a
+// screen wait, up to maxScreenPollInterval after slowScreenAfter.
 type backoff struct {
-	start time.Time
-	next  time.Duration
+	start  time.Time
+	next   time.Duration
+	screen bool
 }
 
 func (b *backoff) sleep() {
@@ -43,8 +56,13 @@ func (b *backoff) sleep() {
 		b.start, b.next = time.Now(), pollInterval
 	}
 	time.Sleep(b.next)
-	if time.Since(b.start) >= fastPolling {
-		b.next = min(b.next*3/2, maxPollInterval)
+	waited := time.Since(b.start)
+	if waited >= fastPolling {
+		most := maxPollInterval
+		if b.screen && waited >= slowScreenAfter {
+			most = maxScreenPollInterval
+		}
+		b.next = min(b.next*3/2, most)
 	}
 }
 
