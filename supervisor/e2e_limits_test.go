@@ -143,9 +143,14 @@ func TestE2ELogsCappedRotatedAndPruned(t *testing.T) {
 	}
 
 	// The child prints a lot; the socket is flooded.
+	// One tmux client for the 100 lines, not 200 (issue 29).
+	var keys []string
 	for i := range 100 {
-		r.tm.SendLiteral(pane, fmt.Sprintf("line %d of what the agent prints", i))
-		r.tm.SendKeys(pane, "Enter")
+		keys = append(keys, "send-keys", "-t", pane, "-l", fmt.Sprintf("line %d of what the agent prints", i), ";",
+			"send-keys", "-t", pane, "Enter", ";")
+	}
+	if out, err := r.tm.Run(keys...); err != nil {
+		t.Fatalf("type 100 lines: %v: %s", err, out)
 	}
 	r.tm.WaitFor(t, pane, "got: line 99 of", 10*time.Second)
 	sock, err := paths.Socket(r.env["SUP_RUNTIME_DIR"], strings.TrimSuffix(self, ".log"))

@@ -49,12 +49,13 @@ const shotEnd = "@@sup-screen-replay-end"
 const replayClients = 4
 
 // tmuxReplay shows each replay in a fresh tmux session of its size on m
-// and returns what tmux showed, in order. One tmux client runs a batch of
-// replays as one command sequence (new-session, wait-for, capture-pane,
-// display, kill-session for each), not five clients per replay: the
-// screen tests replayed ~200 streams, 1,000 tmux clients, the most of any
-// package's tests (specs/testing.md, "Fourth pass"). Each pane's shell
-// still signals its own channel once cat has written the stream.
+// and returns what tmux showed, in order. Two tmux clients run a batch of
+// replays as command sequences (new-session and wait-for for each, then
+// capture-pane, display and kill-session for each: replayRange), not five
+// clients per replay: the screen tests replayed ~200 streams, 1,000 tmux
+// clients, the most of any package's tests (specs/testing.md, "Fourth
+// pass"). Each pane's shell still signals its own channel once cat has
+// written the stream.
 func tmuxReplay(t *testing.T, m *testutil.Tmux, replays []replay) []tmuxShot {
 	t.Helper()
 	srv := m.Server()
@@ -86,25 +87,34 @@ func tmuxReplay(t *testing.T, m *testutil.Tmux, replays []replay) []tmuxShot {
 }
 
 // replayRange replays replays[lo:hi] in batches of at most replayBatch
-// bytes of command line, one tmux client each.
+// bytes of command line, each two tmux clients: the first starts each
+// replay's session and waits for its pane to say cat is done, the second
+// captures them all. Not one: a pane's signal can reach tmux before tmux
+// has read the last of the pane's output, and a capture in the same
+// command sequence, run the moment the wait ends, caught a Gemini screen
+// half drawn (a whole run); the second client's start is the moment the
+// replays always had before the capture (a client per command).
 func replayRange(srv tmux.Server, socket string, replays []replay, lo, hi int) ([]tmuxShot, error) {
 	var shots []tmuxShot
-	var args []string
+	var start, read []string
 	size := 0
 	flush := func() error {
-		if len(args) == 0 {
+		if len(start) == 0 {
 			return nil
 		}
-		out, err := srv.Exec(context.Background(), tmux.Authored(args...))
-		if err != nil {
+		if out, err := srv.Exec(context.Background(), tmux.Authored(start...)); err != nil {
 			return fmt.Errorf("replay in tmux: %v\n%s", err, out)
+		}
+		out, err := srv.Exec(context.Background(), tmux.Authored(read...))
+		if err != nil {
+			return fmt.Errorf("capture replays: %v\n%s", err, out)
 		}
 		got, err := parseShots(out)
 		if err != nil {
 			return err
 		}
 		shots = append(shots, got...)
-		args, size = args[:0], 0
+		start, read, size = start[:0], read[:0], 0
 		return nil
 	}
 	for i := lo; i < hi; i++ {
@@ -115,9 +125,6 @@ func replayRange(srv tmux.Server, socket string, replays []replay, lo, hi int) (
 		one := []string{
 			"new-session", "-d", "-s", sess, "-x", fmt.Sprint(r.cols), "-y", fmt.Sprint(r.rows), script, ";",
 			"wait-for", done, ";",
-			"capture-pane", "-p", "-e", "-t", sess, ";",
-			"display-message", "-p", "-t", sess, shotEnd + " #{cursor_x} #{cursor_y} #{pane_width}x#{pane_height}", ";",
-			"kill-session", "-t", sess, ";",
 		}
 		n := 0
 		for _, w := range one {
@@ -128,7 +135,11 @@ func replayRange(srv tmux.Server, socket string, replays []replay, lo, hi int) (
 				return nil, err
 			}
 		}
-		args = append(args, one...)
+		start = append(start, one...)
+		read = append(read,
+			"capture-pane", "-p", "-e", "-t", sess, ";",
+			"display-message", "-p", "-t", sess, shotEnd+" #{cursor_x} #{cursor_y} #{pane_width}x#{pane_height}", ";",
+			"kill-session", "-t", sess, ";")
 		size += n
 	}
 	if err := flush(); err != nil {

@@ -3,14 +3,12 @@
 package agenttest
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -194,43 +192,8 @@ func stopCodex(t testing.TB, a *Agent, codexHome string) {
 		}
 	}
 	_, _ = a.Tmux.Run("kill-pane", "-t", a.Pane)
-	mark := []byte("\x00CODEX_HOME=" + codexHome + "\x00")
-	deadline := time.Now().Add(codexStopTimeout)
-	for {
-		left := processesWithEnv(mark)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				t.Logf("codex cleanup: killing leftover process %d", pid)
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	killMarked(t, "codex cleanup", "CODEX_HOME="+codexHome, codexStopTimeout)
 }
 
 // codexStopTimeout covers sup's stop grace (5 s) and a little more.
 const codexStopTimeout = 8 * time.Second
-
-// processesWithEnv lists the live processes whose environment holds mark,
-// a NUL-delimited NAME=value. A private CODEX_HOME marks sup, Codex and
-// everything they started, whatever session or process group they chose.
-func processesWithEnv(mark []byte) []int {
-	var out []int
-	for _, p := range testutil.Procs() {
-		if p.State == 'Z' || p.State == 'X' || p.PID == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/environ")
-		if err != nil {
-			continue
-		}
-		if bytes.Contains(append([]byte{0}, env...), mark) {
-			out = append(out, p.PID)
-		}
-	}
-	return out
-}

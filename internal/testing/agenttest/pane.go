@@ -168,35 +168,31 @@ func (a *Agent) shutdown(mark string) {
 		}
 	}
 	_, _ = a.Tmux.Run("kill-pane", "-t", a.Pane) // Gone already is fine.
-	deadline := time.Now().Add(shutdownTimeout)
-	for {
-		left := markedProcesses(mark)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				a.T.Logf("agent cleanup: killing leftover process %d", pid)
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	killMarked(a.T, "agent cleanup", mark, shutdownTimeout)
+}
+
+// killMarked waits up to timeout for every process, other than this one,
+// whose environment holds mark (NAME=value) to end, then kills those
+// left, logging each as what's.
+func killMarked(t testing.TB, what, mark string, timeout time.Duration) {
+	for _, p := range testutil.WaitProcsGone(time.Now().Add(timeout), func() []testutil.Proc { return markedProcesses(mark) }) {
+		t.Logf("%s: killing leftover process %v", what, p)
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
 	}
 }
 
 // markedProcesses lists the live processes, other than this one, whose
 // environment holds mark.
-func markedProcesses(mark string) []int {
+func markedProcesses(mark string) []testutil.Proc {
 	want := []byte("\x00" + mark + "\x00")
-	var out []int
+	var out []testutil.Proc
 	for _, p := range testutil.Procs() {
 		if p.State == 'Z' || p.State == 'X' || p.PID == os.Getpid() {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/environ")
 		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
-			out = append(out, p.PID)
+			out = append(out, p)
 		}
 	}
 	return out

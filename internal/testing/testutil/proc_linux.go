@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Proc is one process as /proc/<pid>/stat describes it.
@@ -116,4 +117,34 @@ func readProc(pid int) (Proc, error) {
 		}
 	}
 	return p, nil
+}
+
+// WaitProcsGone waits until find, a scan of /proc, finds no live process,
+// or until deadline, and returns what a last scan still finds then (for
+// the caller to kill and log). It scans once, then watches only the
+// processes it found (one read of /proc/<pid>/stat each) until they are
+// gone, then scans again for any they started meanwhile: a whole scan
+// reads every process on the machine, hundreds of them during the suite,
+// and the cleanups that repeated it every 50 ms kept a core busy for
+// seconds at each test's end (issue 29).
+func WaitProcsGone(deadline time.Time, find func() []Proc) []Proc {
+	for {
+		found := find()
+		if len(found) == 0 {
+			return nil
+		}
+		for len(found) > 0 {
+			if time.Now().After(deadline) {
+				return find() // what is there now, not a pid reused meanwhile
+			}
+			time.Sleep(pollInterval)
+			var alive []Proc
+			for _, p := range found {
+				if q, err := readProc(p.PID); err == nil && !q.dead() && q.SID == p.SID && q.PGID == p.PGID {
+					alive = append(alive, p)
+				}
+			}
+			found = alive
+		}
+	}
 }

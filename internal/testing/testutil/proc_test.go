@@ -89,3 +89,44 @@ func TestBuildPackageBuildsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWaitProcsGone: it returns nothing once a session's processes end,
+// including one started after its first scan, and returns what stays past
+// the deadline.
+func TestWaitProcsGone(t *testing.T) {
+	// A session of its own whose shell, once its first sleeper ends,
+	// leaves a second one behind and exits: only a later scan finds it.
+	cmd := exec.Command("sh", "-c", "sleep 0.3; sleep 0.5 &")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sid := cmd.Process.Pid
+	reaped := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(reaped) }() // Its exit status does not matter.
+	t.Cleanup(func() {
+		_ = syscall.Kill(-sid, syscall.SIGKILL)
+		<-reaped
+	})
+	WaitUntil(t, 20*time.Second, "the first sleeper", func() bool { return len(SessionMembers(sid)) == 2 })
+	if left := WaitProcsGone(time.Now().Add(20*time.Second), func() []Proc { return SessionMembers(sid) }); len(left) != 0 {
+		t.Fatalf("left %v", left)
+	}
+	if left := SessionMembers(sid); len(left) != 0 {
+		t.Fatalf("returned while %v still ran", left)
+	}
+
+	stay := exec.Command("sleep", "60")
+	stay.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := stay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stay.Process.Kill()
+		_ = stay.Wait()
+	})
+	left := WaitProcsGone(time.Now().Add(300*time.Millisecond), func() []Proc { return SessionMembers(stay.Process.Pid) })
+	if len(left) != 1 || left[0].PID != stay.Process.Pid {
+		t.Fatalf("past the deadline: %v, want the sleeper %d", left, stay.Process.Pid)
+	}
+}

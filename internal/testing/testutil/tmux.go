@@ -404,26 +404,20 @@ func (m *Tmux) cleanup() {
 	// go, then kill what stayed. Each pane's process leads its own session
 	// (tmux calls setsid), so the session catches what it started, and
 	// nothing of anyone else's.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		var left []Proc
-		for _, pid := range panePIDs {
-			left = append(left, SessionMembers(pid)...)
+	sessions := map[int]bool{}
+	for _, pid := range panePIDs {
+		sessions[pid] = true
+	}
+	left := WaitProcsGone(time.Now().Add(2*time.Second), func() []Proc {
+		left := matching(func(p Proc) bool { return sessions[p.SID] })
+		if p, err := readProc(m.ServerPID); m.ServerPID > 0 && err == nil && !p.dead() {
+			left = append(left, p)
 		}
-		if m.ServerPID != 0 && ProcessAlive(m.ServerPID) {
-			left = append(left, Proc{PID: m.ServerPID})
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			for _, p := range left {
-				m.t.Logf("tmux cleanup: killing leftover process %v", p)
-				_ = syscall.Kill(p.PID, syscall.SIGKILL)
-			}
-			break
-		}
-		time.Sleep(pollInterval)
+		return left
+	})
+	for _, p := range left {
+		m.t.Logf("tmux cleanup: killing leftover process %v", p)
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
 	}
 	path := m.SocketPath
 	if path == "" {
