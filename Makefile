@@ -78,8 +78,8 @@ test: lint
 # sup's races are what the supervisor, broker and cmd/sup end-to-end tests
 # catch with fakeagent (specs/testing.md, "The suite's time"). GORACE:
 # a race-built process sleeps 1 s at exit by default (atexit_sleep_ms),
-# and every test binary and every sup and fakeagent the tests start is
-# one (testutil sets it too, for a bare `go test -race`).
+# and every test binary and the supervisor's and broker's sups are one
+# (testutil sets it too, for a bare `go test -race`).
 AGENTTEST = ./internal/testing/agenttest
 unit:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit-race unit-agents
@@ -111,6 +111,7 @@ unit-agents: test-bins
 # for the whole run: a test process copies them from $SUP_TEST_BINDIR
 # instead of running `go build` itself (testutil.PrebuiltEnv; a bare `go
 # test` still builds its own). go build relinks only what changed.
+# Built as testutil's runGoBuild builds: keep the flags alike.
 TESTBIN = $(CURDIR)/.testbin
 test-bins:
 	CGO_ENABLED=0 $(GO) build -o $(TESTBIN)/plain/sup ./cmd/sup

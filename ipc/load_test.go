@@ -12,10 +12,12 @@ import (
 )
 
 // TestLoad: 100 concurrent clients × 1000 state-like calls each against a
-// trivial handler, with zero errors. It logs the per-call latency
-// percentiles. Under -race (make test) each client makes 200: the race
-// detector needs the 100 clients at once, not the volume, which cost the
-// suite ~40 CPU-seconds (specs/testing.md, "Fourth pass").
+// trivial handler, with zero errors (`go test ./ipc`). It logs the
+// per-call latency percentiles. Under -race, as make test runs it, each
+// client makes 200: the race detector needs the 100 clients at once, not
+// the volume, which cost the suite ~40 CPU-seconds; the full volume is
+// then a plain `go test ./ipc`, and throughput the bench's
+// (specs/testing.md, "Fourth pass").
 func TestLoad(t *testing.T) {
 	clients, calls := 100, 1000
 	if testing.Short() {

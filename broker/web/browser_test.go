@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 	if chromium.stop != nil {
 		chromium.stop()
 	}
+	testutil.RemoveBuilds() // the sup the benchmarks built
 	os.Exit(code)
 }
 

@@ -18,10 +18,17 @@ import (
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 )
 
+// TestMain removes the audit helper this process built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testutil.RemoveBuilds()
+	os.Exit(code)
+}
+
 // startHelper starts one appender and collects its acknowledgements;
 // writing is closed at its first, so that a kill lands while it writes (on
-// a loaded machine a -race helper may take longer than the kill's random
-// delay just to start: then no round exercised anything).
+// a loaded machine a helper may take longer than the kill's random delay
+// just to start: then no round exercised anything).
 func startHelper(t *testing.T, helper, dir string, run int, acked map[[2]int]bool, mu *sync.Mutex, wg *sync.WaitGroup) (cmd *exec.Cmd, writing <-chan struct{}) {
 	t.Helper()
 	cmd = exec.Command(helper, dir, strconv.Itoa(run))

@@ -126,20 +126,19 @@ func replayRange(srv tmux.Server, socket string, replays []replay, lo, hi int) (
 			"new-session", "-d", "-s", sess, "-x", fmt.Sprint(r.cols), "-y", fmt.Sprint(r.rows), script, ";",
 			"wait-for", done, ";",
 		}
-		n := 0
-		for _, w := range one {
-			n += len(w) + 1
+		look := []string{
+			"capture-pane", "-p", "-e", "-t", sess, ";",
+			"display-message", "-p", "-t", sess, shotEnd + " #{cursor_x} #{cursor_y} #{pane_width}x#{pane_height}", ";",
+			"kill-session", "-t", sess, ";",
 		}
+		n := max(words(one), words(look)) // each client's line stays under the bound
 		if size+n > replayBatch {
 			if err := flush(); err != nil {
 				return nil, err
 			}
 		}
 		start = append(start, one...)
-		read = append(read,
-			"capture-pane", "-p", "-e", "-t", sess, ";",
-			"display-message", "-p", "-t", sess, shotEnd+" #{cursor_x} #{cursor_y} #{pane_width}x#{pane_height}", ";",
-			"kill-session", "-t", sess, ";")
+		read = append(read, look...)
 		size += n
 	}
 	if err := flush(); err != nil {
@@ -151,23 +150,33 @@ func replayRange(srv tmux.Server, socket string, replays []replay, lo, hi int) (
 	return shots, nil
 }
 
-// parseShots splits a batch's output at each shotEnd line.
+// words is the length of a command line holding ws.
+func words(ws []string) int {
+	n := 0
+	for _, w := range ws {
+		n += len(w) + 1
+	}
+	return n
+}
+
+// parseShots splits a batch's output at each shotEnd line (at a line's
+// start: capture-pane ends each row with a newline).
 func parseShots(out string) ([]tmuxShot, error) {
 	var shots []tmuxShot
-	rest := out
-	for rest != "" {
-		i := strings.Index(rest, shotEnd+" ")
+	rest := "\n" + out
+	for rest != "\n" && rest != "" {
+		i := strings.Index(rest, "\n"+shotEnd+" ")
 		if i < 0 {
 			return nil, fmt.Errorf("replay output ends without %s: %q", shotEnd, rest)
 		}
 		var s tmuxShot
-		s.capture = strings.TrimSuffix(rest[:i], "\n")
-		line, after, _ := strings.Cut(rest[i+len(shotEnd)+1:], "\n")
+		s.capture = strings.TrimPrefix(rest[:i], "\n")
+		line, after, _ := strings.Cut(rest[i+1+len(shotEnd)+1:], "\n")
 		if _, err := fmt.Sscan(line, &s.cx, &s.cy, &s.size); err != nil {
 			return nil, fmt.Errorf("replay cursor and size %q: %v", line, err)
 		}
 		shots = append(shots, s)
-		rest = after
+		rest = "\n" + after
 	}
 	return shots, nil
 }

@@ -173,7 +173,7 @@ func (a *Agent) shutdown(mark string) {
 
 // killMarked waits up to timeout for every process, other than this one,
 // whose environment holds mark (NAME=value) to end, then kills those
-// left, logging each as what's.
+// left, logging each under what.
 func killMarked(t testing.TB, what, mark string, timeout time.Duration) {
 	for _, p := range testutil.WaitProcsGone(time.Now().Add(timeout), func() []testutil.Proc { return markedProcesses(mark) }) {
 		t.Logf("%s: killing leftover process %v", what, p)

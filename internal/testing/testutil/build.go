@@ -20,7 +20,7 @@ import (
 // Bins holds the paths of the binaries that end-to-end tests run.
 type Bins struct {
 	Sup       string // built from ./cmd/sup: race-built after RaceBuilds
-	FakeAgent string // built from ./testdata/fakeagent: likewise
+	FakeAgent string // built from ./testdata/fakeagent, always plain (FakeAgent)
 	// SupCLI is the sup for the client verbs a test runs (Rig.Sup, `sup
 	// hook`): Sup, or a plain build after [PlainClients].
 	SupCLI string
@@ -184,7 +184,9 @@ func copyBinary(src, dst string) error {
 const PrebuiltEnv = "SUP_TEST_BINDIR"
 
 // prebuiltPkgs are the packages make test-bins builds, by the name of
-// their binary.
+// their binary. test-bins builds them as runGoBuild would (CGO_ENABLED=0
+// for plain, -race): a flag added to one goes to the other. A directory
+// is trusted as it is: only make sets PrebuiltEnv, right after building.
 var prebuiltPkgs = map[string]string{"./cmd/sup": "sup", "./testdata/fakeagent": "fakeagent"}
 
 // prebuilt is the path of pkg's binary in PrebuiltEnv's directory, or ""
@@ -205,7 +207,8 @@ func prebuilt(pkg string, race bool) string {
 	return p
 }
 
-// runGoBuild builds pkg into out. go build leaves out alone when it is
+// runGoBuild builds pkg into out (the Makefile's test-bins builds as it
+// does: keep the two alike). go build leaves out alone when it is
 // already the binary the sources and flags make (its build ID says so), so
 // building into a cached path costs a link only when something changed.
 func runGoBuild(modRoot, out, pkg string, race bool) error {

@@ -95,8 +95,10 @@ func TestBuildPackageBuildsOnce(t *testing.T) {
 // the deadline.
 func TestWaitProcsGone(t *testing.T) {
 	// A session of its own whose shell, once its first sleeper ends,
-	// leaves a second one behind and exits: only a later scan finds it.
-	cmd := exec.Command("sh", "-c", "sleep 0.3; sleep 0.5 &")
+	// leaves a second one behind and exits: only a later scan finds it
+	// (the first, within the first sleeper's second, finds the shell and
+	// the first sleeper).
+	cmd := exec.Command("sh", "-c", "sleep 1; sleep 0.5 &")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
