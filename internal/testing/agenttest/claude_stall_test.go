@@ -22,7 +22,7 @@ func TestClaudeStalled(t *testing.T) {
 		a.InstallHooks(a.Sup, "claude", "--user")
 		stallAfterShort(t, a, "claude")
 	}), WithSupConfig("activity: {quiet_window: 1s}\n"))
-	checkStalled(t, a, "UserPromptSubmit")
+	checkStalled(t, a, "UserPromptSubmit", nil)
 }
 
 // TestCodexStalled is TestClaudeStalled with real Codex (no hooks: its
@@ -31,7 +31,7 @@ func TestClaudeStalled(t *testing.T) {
 func TestCodexStalled(t *testing.T) {
 	t.Parallel()
 	a := startReadyCodex(t, WithBeforeStart(func(a *Agent) { stallAfterShort(t, a, "codex") }), WithSupConfig("activity: {quiet_window: 1s}\n"))
-	checkStalled(t, a, "")
+	checkStalled(t, a, "", []string{CodexBusy, CodexLoaded})
 }
 
 // stallAfterShort overlays the agent's profile with a short stall_after:
@@ -45,13 +45,19 @@ func stallAfterShort(t *testing.T, a *Agent, profile string) {
 // stall: in, kept while only the spinner moves, out on the human's Esc.
 // submitHook, when not "", is the hook the submit fires: every hook is
 // progress, and under load it can come after stall_after (4s here), so
-// the stall is awaited only once it was read.
-func checkStalled(t *testing.T, a *Agent, submitHook string) {
+// the stall is awaited only once it was read. frame is what the turn's
+// first whole frame shows, awaited likewise: it is progress too, and
+// under load Codex drew its status line 5 s after the submit, which
+// lifted a stall read before it (a whole run, 2026-11-29).
+func checkStalled(t *testing.T, a *Agent, submitHook string, frame []string) {
 	t.Helper()
 	a.Type("HANG")
 	testutil.WaitUntil(t, 30*time.Second, "busy", func() bool { return a.State().Activity == "busy" })
 	if submitHook != "" {
 		a.waitSignal("hook:" + submitHook)
+	}
+	for _, s := range frame {
+		a.WaitScreen(s)
 	}
 	testutil.WaitUntil(t, 30*time.Second, "stalled", func() bool { return a.State().Reason == "stalled" })
 	st := a.State()
