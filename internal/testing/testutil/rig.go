@@ -40,7 +40,13 @@ func NewRig(t testing.TB, configYAML string) *Rig {
 	}
 	bins := Build(t)
 	dir := t.TempDir()
-	r := &Rig{T: t, Tmux: NewTmux(t), Bins: bins, Dir: dir, Env: SupEnv(t, bins, dir)}
+	// SupEnv before NewTmux: cleanups run last first, so the runtime dir
+	// goes after the tmux cleanup has ended the supervisors. The other
+	// way round a supervisor still running wrote its queue facts into a
+	// new runtime dir after the removal, and each run left ~400 of them
+	// in /tmp.
+	env := SupEnv(t, bins, dir)
+	r := &Rig{T: t, Tmux: NewTmux(t), Bins: bins, Dir: dir, Env: env}
 	// The fakeagent runs under the claude profile, whose pack reads none of
 	// its screen: without this, the fallback would make every fake agent a
 	// question 3 s after it starts (specs/detection.md, "Fallback"). A test
