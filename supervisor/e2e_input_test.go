@@ -224,8 +224,14 @@ func TestE2EFocusFromRealPaneSwitches(t *testing.T) {
 			t.Fatalf("switch %d: focus reports counted as typing: operator_busy %v last_input_at %d", i, st.OperatorBusy, st.LastInputAt)
 		}
 	}
-	data, _ := os.ReadFile(rec) // Best effort: checked below.
-	if !strings.HasSuffix(string(data), "\x1b[O\x1b[I") || strings.Trim(string(data), "\x1b[IO") != "" {
+	// sup has read the last report once state says focused; the agent
+	// records it a moment later (run 54 read the file before it did).
+	var data []byte
+	testutil.WaitUntil(t, 20*time.Second, "the last focus report recorded by the agent", func() bool {
+		data, _ = os.ReadFile(rec) // Best effort: checked below.
+		return strings.HasSuffix(string(data), "\x1b[O\x1b[I")
+	})
+	if strings.Trim(string(data), "\x1b[IO") != "" {
 		t.Fatalf("the agent read %q, want the focus reports passed on", data)
 	}
 }
