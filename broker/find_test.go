@@ -4,7 +4,10 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,7 +175,7 @@ func BenchmarkFind(b *testing.B) {
 func TestRouteLiveFromFacts(t *testing.T) {
 	f, sups := standinFleet(t, 12, true)
 	r := &Router{RuntimeDir: f.RuntimeDir}
-	live, err := r.live(context.Background(), RouteQuery{Name: "s003"})
+	live, err := r.live(context.Background(), RouteQuery{Name: "s003"}, false)
 	if err != nil || len(live) != 1 || live[0].State.SessionID != sups[3].State().SessionID {
 		t.Fatalf("live = %+v, %v", live, err)
 	}
@@ -182,8 +185,37 @@ func TestRouteLiveFromFacts(t *testing.T) {
 	renamed := sups[5].State()
 	renamed.Name = "renamed"
 	sups[5].Set(renamed)
-	live, err = r.live(context.Background(), RouteQuery{Name: "renamed"})
+	live, err = r.live(context.Background(), RouteQuery{Name: "renamed"}, false)
 	if err != nil || len(live) != 1 || live[0].State.SessionID != renamed.SessionID {
 		t.Fatalf("renamed: live = %+v, %v: a stale fact must not start a second session", live, err)
+	}
+}
+
+// TestRouteStaleFactsRoutedAsGone: a supervisor killed with SIGKILL leaves
+// its socket and queue file until its guard sweeps them. A route in that
+// window matches the session from its facts, finds nothing listening, and
+// routes as to no live session (here: nothing known, so it says to give
+// --doc) instead of failing on the dead socket (run 62's
+// TestE2ERouteBringsBackCommand); the listing removes the socket.
+func TestRouteStaleFactsRoutedAsGone(t *testing.T) {
+	f, _ := standinFleet(t, 3, true)
+	st := ipc.State{SessionID: "dead00000000", Name: "killed", Document: "/work/killed.md", Lifecycle: "running", SupPID: os.Getpid()}
+	sock := filepath.Join(f.RuntimeDir, st.SessionID+".sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close() // the socket file stays, nothing listens: a killed supervisor's
+	if err := store.WriteQueueFile(paths.QueueFile(f.RuntimeDir, st.SessionID), st.QueueFacts()); err != nil {
+		t.Fatal(err)
+	}
+	r := &Router{RuntimeDir: f.RuntimeDir, StateDir: t.TempDir()}
+	_, err = r.Route(context.Background(), RouteQuery{Name: "killed"}, ipc.TriggerParams{Prompt: "hi", TriggerID: "t1"})
+	if err == nil || !strings.Contains(err.Error(), "no live session matches") || strings.Contains(err.Error(), "connect to") {
+		t.Fatalf("route to a killed supervisor's session: %v, want routed as gone (no live session matches …)", err)
+	}
+	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stale socket is still there after the route's listing: %v", err)
 	}
 }

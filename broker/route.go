@@ -140,9 +140,24 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 	if q == (RouteQuery{}) {
 		return res, errors.New("route: name the session with --workspace, --role and/or --name")
 	}
-	live, err := r.live(ctx, q)
+	live, err := r.live(ctx, q, false)
 	if err != nil {
 		return res, err
+	}
+	var c *ipc.Client
+	if len(live) == 1 {
+		if c, err = ipc.Dial(live[0].Socket, 2*time.Second); errors.Is(err, syscall.ENOENT) || isStale(err) {
+			// Its facts outlived its supervisor: killed, it left its
+			// socket and queue file for its guard's sweep, which may not
+			// have run yet. A listing removes them; q is routed on what
+			// it finds, which brings the session back as after the sweep.
+			if live, err = r.live(ctx, q, true); err != nil {
+				return res, err
+			}
+			if len(live) == 1 {
+				c, err = ipc.Dial(live[0].Socket, 2*time.Second)
+			}
+		}
 	}
 	if len(live) > 1 {
 		return r.fail(res, q, p, ipc.CodeBadRequest, "%d live sessions match; narrow it with --name or --role:%s", len(live), listing(live))
@@ -151,7 +166,11 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 		s := live[0]
 		res = RouteResult{Route: RouteLive, Session: s.State.SessionID, Name: s.State.Name, Document: s.State.Document, Pane: s.State.TmuxPane}
 		r.audit(&res, routeAudit{Step: "match", Query: q.String(), TriggerID: p.TriggerID, Route: RouteLive, Session: res.Session, Document: res.Document})
-		return r.deliver(ctx, res, s, q, p)
+		if err != nil {
+			return r.fail(res, q, p, ipc.CodeTargetNotFound, "connect to %s: %v", s.State.Name, Stale(s, err))
+		}
+		defer c.Close()
+		return r.deliver(ctx, res, s, c, q, p)
 	}
 
 	known, ok, err := r.lastKnown(q)
@@ -321,7 +340,12 @@ func (r *Router) spawn(ctx context.Context, res RouteResult, e store.RegistryEnt
 	}
 	res.Session, res.Name = s.State.SessionID, s.State.Name
 	r.audit(&res, routeAudit{Step: "started", Query: q.String(), TriggerID: p.TriggerID, Route: res.Route, Session: res.Session, Document: e.Document, Pane: pane})
-	return r.deliver(ctx, res, s, q, p)
+	c, err := ipc.Dial(s.Socket, 2*time.Second)
+	if err != nil {
+		return r.fail(res, q, p, ipc.CodeTargetNotFound, "connect to %s: %v", s.State.Name, err)
+	}
+	defer c.Close()
+	return r.deliver(ctx, res, s, c, q, p)
 }
 
 // tmuxServerUsable reports whether a tmux server answers or can be
@@ -337,10 +361,19 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 // (a listing, which removes stale sockets as the start would) before a
 // session may be started for q: the files are a cache, and a second
 // session for a document must not come of a fact not yet written.
-func (r *Router) live(ctx context.Context, q RouteQuery) ([]Listing, error) {
-	sessions, _, cached, err := localSessions(ctx, r.RuntimeDir)
-	if err != nil {
-		return nil, err
+//
+// listed true skips the files and lists at once (Route's second look, when
+// the one session they named had no supervisor behind its socket).
+func (r *Router) live(ctx context.Context, q RouteQuery, listed bool) ([]Listing, error) {
+	var (
+		sessions []Listing
+		cached   bool
+		err      error
+	)
+	if !listed {
+		if sessions, _, cached, err = localSessions(ctx, r.RuntimeDir); err != nil {
+			return nil, err
+		}
 	}
 	matching := func(sessions []Listing) []Listing {
 		var live []Listing
@@ -352,7 +385,7 @@ func (r *Router) live(ctx context.Context, q RouteQuery) ([]Listing, error) {
 		return live
 	}
 	live := matching(sessions)
-	if len(live) == 0 && cached {
+	if len(live) == 0 && (cached || listed) {
 		d, err := Discover(ctx, r.RuntimeDir, time.Second)
 		if err != nil {
 			return nil, err
@@ -475,13 +508,8 @@ func (r *Router) server(ctx context.Context, e store.RegistryEntry) (string, err
 	return "", fmt.Errorf("not inside tmux, and %s never ran in tmux: run sup route inside tmux to open it there, or pass --tmux-default (a window on the default tmux server runs unseen until you attach to it)", cmp.Or(e.Name, e.Document))
 }
 
-// deliver sends the trigger to s.
-func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
-	c, err := ipc.Dial(s.Socket, 2*time.Second)
-	if err != nil {
-		return r.fail(res, q, p, ipc.CodeTargetNotFound, "connect to %s: %v", s.State.Name, err)
-	}
-	defer c.Close()
+// deliver sends the trigger to s on c, a connection to its socket.
+func (r *Router) deliver(ctx context.Context, res RouteResult, s Listing, c *ipc.Client, q RouteQuery, p ipc.TriggerParams) (RouteResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.TriggerWait)
 	defer cancel()
 	if res.Route == RouteLive {
