@@ -56,9 +56,11 @@ func TestE2EFaultRuntimeDirDeleted(t *testing.T) {
 		}
 	}
 
-	if err := os.RemoveAll(rt); err != nil {
-		t.Fatal(err)
-	}
+	// The supervisors write their state files meanwhile: one landing
+	// between RemoveAll's listing and its rmdir fails it with "directory
+	// not empty" (run 67). Delete again, as a user's rm -rf would, until
+	// it went through once.
+	testutil.WaitUntil(t, 5*time.Second, "the runtime dir to be deleted", func() bool { return os.RemoveAll(rt) == nil })
 	back("dir deleted", sockA, sockB)
 	r.mustSup("inject", "doc", "after the dir came back")
 	r.tm.WaitFor(t, paneA, "got: after the dir came back", 5*time.Second)
