@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
 
@@ -100,6 +101,10 @@ func (r *rig) triggerUntilKilled(prefix string, max int) []string {
 	case <-time.After(30 * time.Second):
 		r.t.Fatal("the client did not notice sup's death")
 	}
+	// The client may have stopped before the kill (a call that failed):
+	// the kill is asynchronous, and until sup has exited it holds the
+	// document's lock, so the next start on it is refused (run 69).
+	testutil.WaitUntil(r.t, 10*time.Second, "the killed sup to exit", func() bool { return !testutil.ProcessAlive(supPID) })
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]string(nil), answered...)
