@@ -24,7 +24,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 100x
 fuzzrun = $(GO) test -run='^$$' -fuzz='^$(1)$$' -fuzztime=$(or $(FUZZTIME),$(3)) -fuzzminimizetime=$(FUZZMINIMIZE) $(2)
 
-.PHONY: all build install demo run test lint-then-race test-bins unit unit-race unit-agents agents-then-fuzz fuzz lint bench bench-smoke bench-pump bench-broker bench-trigger agents agents-latest clean
+.PHONY: all build install demo run test test-bins unit unit-race unit-agents agents-then-fuzz fuzz lint bench bench-smoke bench-pump bench-broker bench-trigger agents agents-latest clean
 
 all: build
 
@@ -67,15 +67,8 @@ run: build
 # sockets, a Node.js protocol client), and each fuzz target briefly.
 # The benchmark harness at smoke sizes (bench-smoke's TestBench) runs in
 # unit, under -race: running it again here cost a minute for nothing.
-test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target agents-then-fuzz lint-then-race
-
-# make test's first leg: lint, then the race leg. Lint runs beside the
-# real-agent tests, not before both legs: on an empty build cache its
-# three vets took 100 s, with every test waiting on them (issue 29, run
-# 66). A lint failure still fails make test, once the agent tests end.
-lint-then-race: lint test-bins
-	$(RACE_TESTS)
+test: lint
+	@$(MAKE) --no-print-directory -j2 --output-sync=target unit-race agents-then-fuzz
 
 # Two runs side by side (make -j2, each one's output printed whole when
 # it ends): every package but the real-agent tests under -race, and the
@@ -109,8 +102,7 @@ agents-then-fuzz: unit-agents
 # -parallel 4 (no faster on 2 cores; three timing-window tests failed
 # under its load).
 unit-race: test-bins
-	$(RACE_TESTS)
-RACE_TESTS = SUP_TEST_BINDIR=$(TESTBIN) GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./supervisor ./broker ./... | grep -v '/internal/testing/agenttest$$')
+	SUP_TEST_BINDIR=$(TESTBIN) GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./supervisor ./broker ./... | grep -v '/internal/testing/agenttest$$')
 
 unit-agents: test-bins
 	SUP_TEST_BINDIR=$(TESTBIN) $(GO) test -count=1 -timeout 20m $(AGENTTEST)
