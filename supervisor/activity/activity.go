@@ -85,11 +85,11 @@ type State struct {
 	SkipUntil   time.Time // the human skipped it: not eligible as queue head before this
 	// TurnEnded is when the screen last reported a turn that ended: the
 	// state became ready for reason done (Codex's state=done) from any
-	// other activity or reason. A turn too quick for any look to see busy (a trigger
-	// answered in under a second) still shows here, so a trigger's ack
-	// reads it (desk.AckFacts). Hooks are not counted: a late Stop hook
-	// of the turn before would say "ended" after a paste it never took,
-	// and a hook-driven agent's submit hook is its ack.
+	// other activity or reason. A turn too quick for any look to see
+	// busy (a trigger answered in under a second) still shows here, so a
+	// trigger's ack reads it (desk.AckFacts). Hooks are not counted: a
+	// late Stop hook of the turn before would say "ended" after a paste
+	// it never took, and a hook-driven agent's submit hook is its ack.
 	TurnEnded    time.Time
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window

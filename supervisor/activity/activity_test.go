@@ -223,9 +223,9 @@ func TestLastWord(t *testing.T) {
 
 // TestTurnEnded: the screen reading a finished turn (reason done) stamps
 // TurnEnded when it is news — from idle, from busy — and not when it is
-// restated; a hook's Stop never does (a
-// late one would say "ended" after a paste it never took), and a busy
-// spell in between keeps the last stamp.
+// restated; a hook's Stop never does (a late one would say "ended" after
+// a paste it never took), and a busy spell in between keeps the last
+// stamp.
 func TestTurnEnded(t *testing.T) {
 	screen := func(a Activity, reason, rule string, d time.Duration) Signal {
 		return Signal{Source: SourceScreen, Rule: "screen:" + rule, Activity: a, Reason: reason, Stuck: a == Ready, At: at(d)}
