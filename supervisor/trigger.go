@@ -150,7 +150,6 @@ func (p deskPort) ackOf(r runFacts, v agentView) desk.AckFacts {
 		f.Foreground, _ = proc.Foreground(c.Master()) // Best effort: 0 is "unknown".
 	}
 	f.Prompt, f.PromptAt, f.Busy, f.Since, f.Draft = v.lastPrompt, v.lastPromptAt, v.st.Activity == activity.Busy, v.st.Since, v.draft
-	f.TurnEnded = v.st.TurnEnded
 	return f
 }
 

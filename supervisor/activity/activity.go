@@ -81,16 +81,8 @@ type State struct {
 	// question (Prompting), or the agent's own hook reports another
 	// prompt; zero while no prompt is open. Part of the prompt's identity
 	// (PromptID).
-	PromptSince time.Time
-	SkipUntil   time.Time // the human skipped it: not eligible as queue head before this
-	// TurnEnded is when the screen last reported a turn that ended: the
-	// state became ready for reason done (Codex's state=done) from any
-	// other activity or reason. A turn too quick for any look to see
-	// busy (a trigger answered in under a second) still shows here, so a
-	// trigger's ack reads it (desk.AckFacts). Hooks are not counted: a
-	// late Stop hook of the turn before would say "ended" after a paste
-	// it never took, and a hook-driven agent's submit hook is its ack.
-	TurnEnded    time.Time
+	PromptSince  time.Time
+	SkipUntil    time.Time // the human skipped it: not eligible as queue head before this
 	LastInputAt  time.Time
 	OperatorBusy bool // keys within the quiet window
 }
@@ -119,16 +111,3 @@ func StuckFor(a Activity, reason string) bool {
 
 // ReasonRetrying is the reason of an error the agent retries by itself.
 const ReasonRetrying = "retrying"
-
-// ReasonDone is the reason of a screen rule that reads a finished turn
-// (codex.yaml's state_done).
-const ReasonDone = "done"
-
-// noteTurnEnd stamps TurnEnded when s is the screen reading a finished
-// turn that cur was not already showing (see State.TurnEnded).
-func (st *State) noteTurnEnd(cur State, s Signal) {
-	if s.Activity == Ready && s.Reason == ReasonDone && s.Source == SourceScreen &&
-		!(cur.Activity == Ready && cur.Reason == ReasonDone) {
-		st.TurnEnded = s.At
-	}
-}

@@ -220,38 +220,3 @@ func TestLastWord(t *testing.T) {
 		}
 	}
 }
-
-// TestTurnEnded: the screen reading a finished turn (reason done) stamps
-// TurnEnded when it is news — from idle, from busy — and not when it is
-// restated; a hook's Stop never does (a late one would say "ended" after
-// a paste it never took), and a busy spell in between keeps the last
-// stamp.
-func TestTurnEnded(t *testing.T) {
-	screen := func(a Activity, reason, rule string, d time.Duration) Signal {
-		return Signal{Source: SourceScreen, Rule: "screen:" + rule, Activity: a, Reason: reason, Stuck: a == Ready, At: at(d)}
-	}
-	tr := NewTracker(Config{})
-	steps := []struct {
-		sig  Signal
-		want time.Duration // TurnEnded after the signal; -1: zero
-	}{
-		{screen(Ready, "idle", "state_idle", 0), -1},
-		{screen(Ready, ReasonDone, "state_done", time.Second), time.Second},       // idle → done: a turn no look saw busy
-		{screen(Ready, ReasonDone, "state_done", 2*time.Second), time.Second},     // restated: not news
-		{screen(Busy, "working", "state_working", 3*time.Second), time.Second},    // busy keeps the last end
-		{screen(Ready, ReasonDone, "state_done", 4*time.Second), 4 * time.Second}, // busy → done
-		{hook("Stop", 6*time.Second), 4 * time.Second},                            // a hook is not the screen's word
-		{screen(Ready, ReasonDone, "state_done", 7*time.Second), 4 * time.Second}, // nor is the screen restating the hook's ready
-	}
-	for i, s := range steps {
-		tr.Observe(s.sig)
-		got := tr.State(s.sig.At).TurnEnded
-		want := time.Time{}
-		if s.want >= 0 {
-			want = at(s.want)
-		}
-		if !got.Equal(want) {
-			t.Fatalf("step %d (%s %s %s): TurnEnded %v, want %v", i, s.sig.Activity, s.sig.Reason, s.sig.Rule, got, want)
-		}
-	}
-}

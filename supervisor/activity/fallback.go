@@ -131,6 +131,6 @@ func (t *Tracker) keyOnFallback(at time.Time) {
 	if t.state.Rule != FallbackRule && t.state.Source != SourceModel {
 		return
 	}
-	t.state = State{Activity: Unknown, Source: SourceScreen, Since: at, TurnEnded: t.state.TurnEnded}
+	t.state = State{Activity: Unknown, Source: SourceScreen, Since: at}
 	t.keyReverted = true
 }

@@ -150,8 +150,7 @@ func (t *Tracker) Progress(at time.Time, what string) bool {
 	if t.state.Rule != StallRule {
 		return false
 	}
-	t.state = State{Activity: Busy, Reason: "working", Source: SourceScreen, Rule: ProgressRule, Since: t.state.Since,
-		TurnEnded: t.state.TurnEnded}
+	t.state = State{Activity: Busy, Reason: "working", Source: SourceScreen, Rule: ProgressRule, Since: t.state.Since}
 	t.released = false
 	return true
 }
@@ -197,6 +196,6 @@ func (t *Tracker) Stall(now time.Time, after time.Duration, screen uint64, doing
 		doing = "busy since " + from.Format("15:04:05") + ", no progress since"
 	}
 	t.state = State{Activity: Busy, Reason: ReasonStalled, Summary: FirstLine(doing), Source: SourceScreen, Rule: StallRule,
-		Since: cur.Since, Stuck: true, WaitingSince: now, TurnEnded: cur.TurnEnded}
+		Since: cur.Since, Stuck: true, WaitingSince: now}
 	return true, 0
 }

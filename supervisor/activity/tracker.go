@@ -96,7 +96,6 @@ func (t *Tracker) Observe(s Signal) bool {
 		case s.Reason != cur.Reason || s.Summary != cur.Summary || s.Detail != cur.Detail:
 			// Detail too: `ls\ncurl … | sh` after `ls\nmake` is another
 			// command with the same first line.
-			t.state.noteTurnEnd(cur, s)
 			t.state.Reason, t.state.Summary, t.state.Detail = s.Reason, s.Summary, s.Detail
 			t.state.Source, t.state.Rule = s.Source, s.Rule
 			if s.Source >= SourceHook && (cur.Source >= SourceHook || !Prompting(cur.Activity, cur.Reason)) {
@@ -140,9 +139,7 @@ func (t *Tracker) become(s Signal) {
 		Since:        cur.Since,
 		WaitingSince: cur.WaitingSince,
 		PromptSince:  cur.PromptSince,
-		TurnEnded:    cur.TurnEnded,
 	}
-	next.noteTurnEnd(cur, s)
 	if s.Activity != cur.Activity {
 		next.Since = s.At
 	}

@@ -465,10 +465,9 @@ func (d *Desk) waitAck(c Child, j *job, writeAt, submitAt time.Time) (by string,
 
 // acked says what, if anything, shows that the agent took the trigger
 // written at writeAt and submitted at submitAt: a submitted-prompt hook
-// naming it, the agent turning busy or ending a turn, or the configured
-// marker on the screen; for a program in line mode (a shell), output
-// after the Enter or a new foreground process group (the command
-// started).
+// naming it, the agent turning busy, or the configured marker on the
+// screen; for a program in line mode (a shell), output after the Enter or
+// a new foreground process group (the command started).
 func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string {
 	f := d.sess.Facts(time.Now()).Ack
 	if f.Prompt != "" && !f.PromptAt.Before(writeAt) &&
@@ -485,10 +484,7 @@ func (d *Desk) acked(j *job, writeAt, submitAt time.Time, marker string) string 
 		case f.Foreground != 0 && j.foreground != 0 && f.Foreground != j.foreground:
 			return "foreground"
 		}
-	} else if f.Busy && !f.Since.Before(writeAt) || f.TurnEnded.After(submitAt) {
-		// Busy since the write, or a turn that ended after the Enter:
-		// the agent answered it faster than a look saw it busy (Codex
-		// against a quick model in under a second, run 66).
+	} else if f.Busy && !f.Since.Before(writeAt) {
 		return "activity"
 	}
 	return ""

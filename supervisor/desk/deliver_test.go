@@ -108,22 +108,6 @@ func TestDeliver(t *testing.T) {
 		},
 		result: ipc.OutcomeDelivered, ackedBy: "foreground", attempts: 1,
 	}, {
-		name: "acked by a turn that ended after the Enter, never seen busy",
-		setup: func(f *fakePort) {
-			// Codex against a quick model: working and done in one
-			// frame, so the screen only ever reads the turn's end.
-			f.enter = after(300*time.Millisecond, func(f *fakePort) { f.facts.Ack.TurnEnded = time.Now() })
-		},
-		result: ipc.OutcomeDelivered, ackedBy: "activity", attempts: 1, writes: `[hello world]\r`,
-	}, {
-		name: "a turn that ended before the Enter is no ack",
-		cfg:  trigger.Config{Retries: -1},
-		setup: func(f *fakePort) {
-			f.facts.Ack.TurnEnded = time.Now().Add(-time.Second) // the turn before
-			f.paste = func(f *fakePort) { f.set(func(f *fakePort) { f.facts.Ack.TurnEnded = time.Now() }) }
-		},
-		result: ipc.OutcomeTimeout, code: ipc.CodeAckTimeout, attempts: 1, took: 8 * time.Second,
-	}, {
 		name: "line mode: busy alone is no ack",
 		cfg:  trigger.Config{Retries: -1},
 		setup: func(f *fakePort) {

@@ -142,11 +142,7 @@ type AckFacts struct {
 	PromptAt time.Time // when it arrived
 	Busy     bool      // the agent is busy
 	Since    time.Time // since when its activity is what it is
-	// TurnEnded: when the screen last read a finished turn
-	// (activity.State.TurnEnded). One after the Enter is the agent
-	// having taken the text, in a turn no look saw busy.
-	TurnEnded time.Time
-	Draft     string // unsent text in the agent's input box
+	Draft    string    // unsent text in the agent's input box
 	// LineMode: the program has no hooks and no screen rules (a shell):
 	// it took the line when output follows the Enter or its foreground
 	// process group changed, and a busy activity alone says nothing (the
