@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sup-tmux/sup/internal/paths"
 	"github.com/sup-tmux/sup/internal/store"
@@ -196,26 +198,54 @@ func TestRouteLiveFromFacts(t *testing.T) {
 // window matches the session from its facts, finds nothing listening, and
 // routes as to no live session (here: nothing known, so it says to give
 // --doc) instead of failing on the dead socket (run 62's
-// TestE2ERouteBringsBackCommand); the listing removes the socket.
+// TestE2ERouteBringsBackCommand); the listing removes the socket. Facts
+// of a killed session that name a live one's name do not make the route
+// ambiguous either.
 func TestRouteStaleFactsRoutedAsGone(t *testing.T) {
-	f, _ := standinFleet(t, 3, true)
+	f, sups := standinFleet(t, 3, true)
 	st := ipc.State{SessionID: "dead00000000", Name: "killed", Document: "/work/killed.md", Lifecycle: "running", SupPID: os.Getpid()}
-	sock := filepath.Join(f.RuntimeDir, st.SessionID+".sock")
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.SetUnlinkOnClose(false)
-	l.Close() // the socket file stays, nothing listens: a killed supervisor's
-	if err := store.WriteQueueFile(paths.QueueFile(f.RuntimeDir, st.SessionID), st.QueueFacts()); err != nil {
-		t.Fatal(err)
-	}
-	r := &Router{RuntimeDir: f.RuntimeDir, StateDir: t.TempDir()}
-	_, err = r.Route(context.Background(), RouteQuery{Name: "killed"}, ipc.TriggerParams{Prompt: "hi", TriggerID: "t1"})
+	sock := plantStale(t, f.RuntimeDir, st)
+	r := &Router{RuntimeDir: f.RuntimeDir, StateDir: t.TempDir(), TriggerWait: 5 * time.Second}
+	_, err := r.Route(context.Background(), RouteQuery{Name: "killed"}, ipc.TriggerParams{Prompt: "hi", TriggerID: "t1"})
 	if err == nil || !strings.Contains(err.Error(), "no live session matches") || strings.Contains(err.Error(), "connect to") {
 		t.Fatalf("route to a killed supervisor's session: %v, want routed as gone (no live session matches …)", err)
 	}
 	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the stale socket is still there after the route's listing: %v", err)
 	}
+
+	// A killed session's facts naming the same as a live one: the route
+	// goes to the live one, not BAD_REQUEST "2 live sessions match".
+	live := sups[1]
+	var got atomic.Int64
+	live.Server.Handle(ipc.MethodTrigger, func(context.Context, *ipc.Request) (any, error) {
+		got.Add(1)
+		return ipc.TriggerResult{TriggerID: "t2", Result: ipc.OutcomeDelivered}, nil
+	})
+	dead := ipc.State{SessionID: "dead00000001", Name: live.State().Name, Document: "/work/other.md", Lifecycle: "running", SupPID: os.Getpid()}
+	sock = plantStale(t, f.RuntimeDir, dead)
+	res, err := r.Route(context.Background(), RouteQuery{Name: dead.Name}, ipc.TriggerParams{Prompt: "hi", TriggerID: "t2"})
+	if err != nil || res.Session != live.State().SessionID || got.Load() != 1 {
+		t.Fatalf("route to a name a killed session's facts share with a live one: %+v %v (%d triggers at the live one)", res, err, got.Load())
+	}
+	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stale socket is still there after the route's listing: %v", err)
+	}
+}
+
+// plantStale leaves what a SIGKILLed supervisor of st leaves in dir until
+// its guard sweeps: its socket file, nothing listening, and its queue file.
+func plantStale(t *testing.T, dir string, st ipc.State) string {
+	t.Helper()
+	sock := filepath.Join(dir, st.SessionID+".sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	if err := store.WriteQueueFile(paths.QueueFile(dir, st.SessionID), st.QueueFacts()); err != nil {
+		t.Fatal(err)
+	}
+	return sock
 }

@@ -141,6 +141,11 @@ func (r *Router) Route(ctx context.Context, q RouteQuery, p ipc.TriggerParams) (
 		return res, errors.New("route: name the session with --workspace, --role and/or --name")
 	}
 	live, err := r.live(ctx, q, false)
+	if err == nil && len(live) > 1 {
+		// The files may name a session whose supervisor was killed (see
+		// below): a listing confirms each before the route refuses.
+		live, err = r.live(ctx, q, true)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -363,7 +368,8 @@ func tmuxServerUsable(ctx context.Context, socket string) bool {
 // session for a document must not come of a fact not yet written.
 //
 // listed true skips the files and lists at once (Route's second look, when
-// the one session they named had no supervisor behind its socket).
+// the one session they named had no supervisor behind its socket, or
+// they named several).
 func (r *Router) live(ctx context.Context, q RouteQuery, listed bool) ([]Listing, error) {
 	var (
 		sessions []Listing

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sup-tmux/sup/internal/testing/fakemodel"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/ipc"
 )
@@ -118,6 +119,12 @@ func answerRightAway(t *testing.T, a *Agent, next func(string) ipc.Event, ready 
 				t.Fatalf("the declined command ran: %v", err)
 			}
 			waitReady(t, a, ready)
+			// The trigger's turn takes 2 s, as a real model's takes
+			// seconds: without a submit hook (Codex) the ack is the screen
+			// turning busy, and an instant fake turn drew working and done
+			// in one frame (run 66: ACK_TIMEOUT with the reply on screen;
+			// specs/triggers.md step 8, the known gap).
+			a.Model.Queue(fakemodel.Turn{Text: "ok", Delay: 2 * time.Second})
 			out, err := a.SupCmd("trigger", "--json", "--id", fmt.Sprintf("after-no-%d", i), a.Doc, "after the no")
 			var res ipc.TriggerResult
 			if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Result != ipc.OutcomeDelivered {
