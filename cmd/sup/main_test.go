@@ -22,6 +22,7 @@ import (
 	"github.com/sup-tmux/sup/internal/testing/fakemodel"
 	"github.com/sup-tmux/sup/internal/testing/testutil"
 	"github.com/sup-tmux/sup/internal/tmux"
+	"github.com/sup-tmux/sup/ipc"
 )
 
 func TestMain(m *testing.M) {
@@ -48,6 +49,7 @@ func TestScripts(t *testing.T) {
 			"fake-model":      fakeModel,
 			"waitfor":         waitFor,
 			"wait-activity":   waitActivity,
+			"wait-screen":     waitScreen,
 			"exits":           exits,
 			"wait-pane-title": waitPaneTitle,
 		},
@@ -212,6 +214,48 @@ func waitPaneTitle(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("wait-pane-title %s: pane titles after 15s:\n%s", args[0], out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitScreen is the script command `wait-screen NAME REGEXP`: it waits up
+// to 15 s until the screen of the session NAME matches REGEXP, for a step
+// whose end is on the screen: `wait-activity NAME ready` can read a ready
+// that a late hook of the turn before reports while the next turn runs
+// (demo_verbs beside two busy loops: ready, with the agent still
+// thinking on screen).
+func waitScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: wait-screen NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	if err != nil {
+		ts.Fatalf("wait-screen: %v", err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	last := ""
+	for {
+		res, _ := broker.Discover(context.Background(), ts.Getenv("SUP_RUNTIME_DIR"), 2*time.Second)
+		for _, s := range res.Sessions {
+			if s.State.Name != args[0] {
+				continue
+			}
+			if c, err := ipc.Dial(s.Socket, 2*time.Second); err == nil {
+				var sc ipc.ScreenResult
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if c.Call(ctx, ipc.MethodScreen, nil, &sc) == nil {
+					last = sc.Text
+				}
+				cancel()
+				c.Close()
+			}
+		}
+		if re.MatchString(last) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-screen %s %s: no match after 15s; last screen:\n%s", args[0], args[1], last)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
