@@ -56,11 +56,7 @@ func TestE2EFaultRuntimeDirDeleted(t *testing.T) {
 		}
 	}
 
-	// The supervisors write their state files meanwhile: one landing
-	// between RemoveAll's listing and its rmdir fails it with "directory
-	// not empty" (run 67). Delete again, as a user's rm -rf would, until
-	// it went through once.
-	testutil.WaitUntil(t, 5*time.Second, "the runtime dir to be deleted", func() bool { return os.RemoveAll(rt) == nil })
+	testutil.RemoveLiveDir(t, rt)
 	back("dir deleted", sockA, sockB)
 	r.mustSup("inject", "doc", "after the dir came back")
 	r.tm.WaitFor(t, paneA, "got: after the dir came back", 5*time.Second)
@@ -93,9 +89,7 @@ func TestE2EFaultRuntimeDirDeleted(t *testing.T) {
 	}
 	filesBack("before")
 	for _, d := range []string{paths.QueueDir(rt), paths.StateFileDir(rt)} {
-		if err := os.RemoveAll(d); err != nil {
-			t.Fatal(err)
-		}
+		testutil.RemoveLiveDir(t, d)
 	}
 	filesBack("dirs deleted")
 	elsewhere := t.TempDir()

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +81,7 @@ func TestDashE2E(t *testing.T) {
 	// and their sockets; the dashboard keeps every session and still
 	// follows their events.
 	f.Tmux.SendKeys(dash, "Escape")
-	if err := os.RemoveAll(f.RuntimeDir()); err != nil {
-		t.Fatal(err)
-	}
+	testutil.RemoveLiveDir(t, f.RuntimeDir())
 	// Each supervisor relistens on its own (the first recreates the dir):
 	// wait for every socket, not for the dir.
 	for _, n := range []string{"bravo", "charlie", "delta"} {

@@ -116,3 +116,12 @@ func WaitFileQuiet(path string, quiet, limit time.Duration) {
 		}
 	}
 }
+
+// RemoveLiveDir deletes dir as a user's rm -rf would while supervisors
+// still write into it: a file written between os.RemoveAll's listing and
+// its rmdir fails it with "directory not empty" (runs 67 and 75), so it
+// deletes again until one pass goes through.
+func RemoveLiveDir(t testing.TB, dir string) {
+	t.Helper()
+	WaitUntil(t, 5*time.Second, "deleting "+dir+" under its writers", func() bool { return os.RemoveAll(dir) == nil })
+}
