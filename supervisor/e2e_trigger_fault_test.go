@@ -102,9 +102,10 @@ func (r *rig) triggerUntilKilled(prefix string, max int) []string {
 		r.t.Fatal("the client did not notice sup's death")
 	}
 	// The client may have stopped before the kill (a call that failed):
-	// the kill is asynchronous, and until sup has exited it holds the
-	// document's lock, so the next start on it is refused (run 69).
-	testutil.WaitUntil(r.t, 10*time.Second, "the killed sup to exit", func() bool { return !testutil.ProcessAlive(supPID) })
+	// the kill is asynchronous, and until sup has exited — every thread,
+	// which ipc.PIDAlive tells — it holds the document's lock, so the
+	// next start on it is refused (run 69).
+	testutil.WaitUntil(r.t, 10*time.Second, "the killed sup to exit", func() bool { return !ipc.PIDAlive(supPID) })
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]string(nil), answered...)
