@@ -49,6 +49,7 @@ func TestScripts(t *testing.T) {
 			"fake-model":      fakeModel,
 			"waitfor":         waitFor,
 			"wait-activity":   waitActivity,
+			"wait-session":    waitSession,
 			"wait-screen":     waitScreen,
 			"exits":           exits,
 			"wait-pane-title": waitPaneTitle,
@@ -267,20 +268,41 @@ func waitActivity(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: wait-activity NAME ACTIVITY")
 	}
+	if last, ok := waitListed(ts, args[0], func(st ipc.State) bool { return st.Activity == args[1] }); !ok {
+		ts.Fatalf("wait-activity %s %s: still %q after 15s", args[0], args[1], last.Activity)
+	}
+}
+
+// waitSession is the script command `wait-session NAME`: it waits up to
+// 15 s until the session NAME answers. Its socket file appears a moment
+// before it listens (bind, chmod, then listen), and a verb in between
+// finds no session (trigger_errors after `waitfor *.sock`, run 78).
+func waitSession(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: wait-session NAME")
+	}
+	if _, ok := waitListed(ts, args[0], func(ipc.State) bool { return true }); !ok {
+		ts.Fatalf("wait-session %s: no session %s answered in 15s", args[0], args[0])
+	}
+}
+
+// waitListed lists the sessions every 50 ms for up to 15 s until the one
+// called name has a state ok accepts; it returns that session's last state.
+func waitListed(ts *testscript.TestScript, name string, ok func(ipc.State) bool) (ipc.State, bool) {
 	deadline := time.Now().Add(15 * time.Second)
-	last := ""
+	var last ipc.State
 	for {
 		res, _ := broker.Discover(context.Background(), ts.Getenv("SUP_RUNTIME_DIR"), 2*time.Second)
 		for _, s := range res.Sessions {
-			if s.State.Name == args[0] {
-				last = s.State.Activity
-				if last == args[1] {
-					return
+			if s.State.Name == name {
+				last = s.State
+				if ok(last) {
+					return last, true
 				}
 			}
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("wait-activity %s %s: still %q after 15s", args[0], args[1], last)
+			return last, false
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -75,10 +75,14 @@ func (a *Agent) title(t string) {
 	fmt.Fprintf(a.out, "\x1b]0;%s\a", t)
 }
 
+// ready ends a turn: its last message and the prompt on screen first,
+// then the title and the Stop hook that say ready, as an agent's turn
+// ends — a reader told "ready" finds the message there (demo_verbs read
+// the screen between the hook and the message, run 78).
 func (a *Agent) ready(ctx context.Context, msg string) {
-	a.hook(ctx, ipc.HookParams{Event: "Stop", Message: msg})
-	a.title("[>] ready")
 	fmt.Fprintf(a.out, "%s\r\n› ", msg)
+	a.title("[>] ready")
+	a.hook(ctx, ipc.HookParams{Event: "Stop", Message: msg})
 }
 
 func (a *Agent) work(ctx context.Context, task string) {
