@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,13 +236,13 @@ func TestRouteStaleFactsRoutedAsGone(t *testing.T) {
 // its guard sweeps: its socket file, nothing listening, and its queue file.
 func plantStale(t *testing.T, dir string, st ipc.State) string {
 	t.Helper()
-	sock := filepath.Join(dir, st.SessionID+".sock")
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	sock, err := paths.Socket(dir, st.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.SetUnlinkOnClose(false)
-	l.Close()
+	if err := testutil.LeaveStaleSocket(sock); err != nil {
+		t.Fatal(err)
+	}
 	if err := store.WriteQueueFile(paths.QueueFile(dir, st.SessionID), st.QueueFacts()); err != nil {
 		t.Fatal(err)
 	}

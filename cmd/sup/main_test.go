@@ -234,31 +234,22 @@ func waitScreen(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("wait-screen: %v", err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
 	last := ""
-	for {
-		res, _ := broker.Discover(context.Background(), ts.Getenv("SUP_RUNTIME_DIR"), 2*time.Second)
-		for _, s := range res.Sessions {
-			if s.State.Name != args[0] {
-				continue
-			}
-			if c, err := ipc.Dial(s.Socket, 2*time.Second); err == nil {
-				var sc ipc.ScreenResult
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				if c.Call(ctx, ipc.MethodScreen, nil, &sc) == nil {
-					last = sc.Text
-				}
-				cancel()
-				c.Close()
-			}
+	if _, ok := waitListed(ts, args[0], func(s broker.Listing) bool {
+		c, err := ipc.Dial(s.Socket, 2*time.Second)
+		if err != nil {
+			return false
 		}
-		if re.MatchString(last) {
-			return
+		defer c.Close()
+		var sc ipc.ScreenResult
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if c.Call(ctx, ipc.MethodScreen, nil, &sc) == nil {
+			last = sc.Text
 		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("wait-screen %s %s: no match after 15s; last screen:\n%s", args[0], args[1], last)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return re.MatchString(last)
+	}); !ok {
+		ts.Fatalf("wait-screen %s %s: no match after 15s; last screen:\n%s", args[0], args[1], last)
 	}
 }
 
@@ -268,7 +259,7 @@ func waitActivity(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: wait-activity NAME ACTIVITY")
 	}
-	if last, ok := waitListed(ts, args[0], func(st ipc.State) bool { return st.Activity == args[1] }); !ok {
+	if last, ok := waitListed(ts, args[0], func(s broker.Listing) bool { return s.State.Activity == args[1] }); !ok {
 		ts.Fatalf("wait-activity %s %s: still %q after 15s", args[0], args[1], last.Activity)
 	}
 }
@@ -281,14 +272,14 @@ func waitSession(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: wait-session NAME")
 	}
-	if _, ok := waitListed(ts, args[0], func(ipc.State) bool { return true }); !ok {
+	if _, ok := waitListed(ts, args[0], func(broker.Listing) bool { return true }); !ok {
 		ts.Fatalf("wait-session %s: no session %s answered in 15s", args[0], args[0])
 	}
 }
 
-// waitListed lists the sessions every 50 ms for up to 15 s until the one
-// called name has a state ok accepts; it returns that session's last state.
-func waitListed(ts *testscript.TestScript, name string, ok func(ipc.State) bool) (ipc.State, bool) {
+// waitListed lists the sessions every 50 ms for up to 15 s until ok
+// accepts the one called name; it returns that session's last state.
+func waitListed(ts *testscript.TestScript, name string, ok func(broker.Listing) bool) (ipc.State, bool) {
 	deadline := time.Now().Add(15 * time.Second)
 	var last ipc.State
 	for {
@@ -296,7 +287,7 @@ func waitListed(ts *testscript.TestScript, name string, ok func(ipc.State) bool)
 		for _, s := range res.Sessions {
 			if s.State.Name == name {
 				last = s.State
-				if ok(last) {
+				if ok(s) {
 					return last, true
 				}
 			}
